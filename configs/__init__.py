@@ -1,0 +1,1 @@
+"""Per-corpus and leaderboard TOML configuration (data files; see ``dst_eval.config``)."""

@@ -1,0 +1,151 @@
+"""The canonical gold model shared by every corpus.
+
+A :class:`GoldSet` is a tuple of :class:`GoldDialogue`; each dialogue is a tuple of
+evaluable :class:`GoldTurn` (one per user turn after which the state is annotated).
+A turn's ``state`` maps slot keys ``"domain-slot"`` to the tuple of acceptable gold
+values (label variants; the first is the canonical one). Corpora with several
+frames per turn (SGD, MultiWOZ 2.2) keep them in ``frames`` so that per-frame
+compatibility profiles can score exactly what the official scorer scores.
+
+Everything here is immutable: loaders build plain dicts once and freeze them with
+:func:`freeze_state`; nothing downstream can mutate the gold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+State = Mapping[str, tuple[str, ...]]
+"""Gold state: ``{"domain-slot": (value, variant, ...)}``."""
+
+_EMPTY: Mapping = MappingProxyType({})
+
+
+def freeze_state(state: Mapping[str, Iterable[str]]) -> State:
+    """Return an immutable copy of ``state`` with tuple values, keys sorted."""
+    return MappingProxyType({k: tuple(state[k]) for k in sorted(state)})
+
+
+def freeze_mapping(mapping: Mapping | None) -> Mapping:
+    if not mapping:
+        return _EMPTY
+    return MappingProxyType(dict(mapping))
+
+
+def split_slot_key(slot_key: str) -> tuple[str, str]:
+    """Split ``"domain-slot"`` on the first ``-`` only (slot names may contain hyphens)."""
+    domain, _, slot = slot_key.partition("-")
+    return domain, slot
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSpan:
+    """A non-categorical value's character span in the user utterance (SGD ``slots``)."""
+
+    slot: str
+    start: int
+    end: int  # exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class GoldFrame:
+    """One service's annotation of a user turn (SGD, MultiWOZ 2.2).
+
+    ``slot_values`` uses the corpus's own slot names (``"time"`` for SGD,
+    ``"hotel-pricerange"`` for MultiWOZ 2.2), exactly as the official scorer sees them.
+    """
+
+    service: str
+    active_intent: str
+    requested_slots: tuple[str, ...]
+    slot_values: State
+    spans: tuple[SlotSpan, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GoldTurn:
+    dialogue_id: str
+    turn_index: int
+    """0-based index among the dialogue's evaluable (user) turns."""
+    user_utterance: str
+    state: State
+    """Cumulative gold state after this user turn, ``{"domain-slot": variants}``."""
+    requested_slots: frozenset[str] = frozenset()
+    """Requested slot keys ``"domain-slot"``."""
+    active_intents: Mapping[str, str] = _EMPTY
+    """Active intent per service/domain (only services with an intent other than NONE)."""
+    services: tuple[str, ...] = ()
+    """Services/domains annotated in this turn."""
+    system_response: str | None = None
+    """Reference system response following this user turn, when the corpus has one."""
+    frames: tuple[GoldFrame, ...] = ()
+    """Per-service frames, for corpora that have them (SGD, MultiWOZ 2.2)."""
+    raw_turn_index: int | None = None
+    """Position of the user turn in the corpus's own turn/message list."""
+
+
+@dataclass(frozen=True, slots=True)
+class GoldDialogue:
+    dialogue_id: str
+    turns: tuple[GoldTurn, ...]
+    services: tuple[str, ...] = ()
+    goal: Mapping | None = None
+    """Corpus goal annotation (read-only), for response metrics."""
+    meta: Mapping[str, str] = _EMPTY
+    """Free-form metadata, e.g. CrossWOZ goal type ``{"type": "CM"}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSchema:
+    name: str
+    slots: tuple[str, ...]
+    categorical: frozenset[str] = frozenset()
+    intents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    """All gold dialogues of one corpus split, plus what the metrics need to know."""
+
+    corpus: str
+    split: str | None
+    dialogues: tuple[GoldDialogue, ...]
+    source: str
+    slots: tuple[str, ...] = ()
+    """The corpus slot list (``domain-slot``) used by slot accuracy."""
+    categorical_slots: frozenset[str] = frozenset()
+    schema: Mapping[str, ServiceSchema] = _EMPTY
+    """Per-service schema (SGD, MultiWOZ 2.2)."""
+    seen_services: frozenset[str] | None = None
+    """Services present in the training schema; None when unknown."""
+    _by_key: dict[str, GoldDialogue] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for dialogue in self.dialogues:
+            self._by_key[dialogue_key(dialogue.dialogue_id)] = dialogue
+
+    def __iter__(self) -> Iterator[GoldDialogue]:
+        return iter(self.dialogues)
+
+    def __len__(self) -> int:
+        return len(self.dialogues)
+
+    def get(self, dialogue_id: str) -> GoldDialogue | None:
+        """Look a dialogue up by id, case-insensitively, with or without ``.json``."""
+        return self._by_key.get(dialogue_key(dialogue_id))
+
+    @property
+    def n_turns(self) -> int:
+        return sum(len(d.turns) for d in self.dialogues)
+
+    def turns(self) -> Iterator[GoldTurn]:
+        for dialogue in self.dialogues:
+            yield from dialogue.turns
+
+
+def dialogue_key(dialogue_id: str) -> str:
+    """Matching key of a dialogue id: lower-case, without a ``.json`` suffix."""
+    key = str(dialogue_id).strip().lower()
+    return key[:-5] if key.endswith(".json") else key

@@ -1,0 +1,92 @@
+"""Reading JSON, JSONL and zipped JSON safely, with one-line errors naming the file.
+
+Used by every loader (errors -> :class:`GoldDataError`, exit 4) and by the
+prediction reader (errors -> :class:`PredictionError`, exit 3). orjson parses
+strictly (UTF-8 only, nesting limited to 1024 levels), so hostile input gives a
+clear error, never a RecursionError or a silently mangled string.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import DstEvalError, GoldDataError
+
+ErrorType = type[DstEvalError]
+
+
+def _describe(exc: orjson.JSONDecodeError, data: bytes) -> str:
+    msg = str(exc)
+    if "recursion" in msg.lower() or "depth" in msg.lower():
+        return "JSON nested too deeply (more than 1024 levels)"
+    if "utf-8" in msg.lower() or "surrogate" in msg.lower():
+        return f"not valid UTF-8 ({msg})"
+    return f"invalid JSON ({msg})"
+
+
+def parse_json_bytes(data: bytes, *, file: str, error: ErrorType = GoldDataError) -> Any:
+    if not data.strip():
+        raise error("file is empty", file=file)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise error(_describe(exc, data), file=file) from None
+
+
+def read_bytes(path: Path, *, error: ErrorType = GoldDataError) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise error("file not found", file=str(path)) from None
+    except IsADirectoryError:
+        raise error("expected a file, found a directory", file=str(path)) from None
+    except OSError as exc:
+        raise error(f"cannot read file ({exc.strerror})", file=str(path)) from None
+
+
+def read_json(path: str | Path, *, error: ErrorType = GoldDataError) -> Any:
+    """Parse one JSON file, or the single ``.json`` member of a ``.zip``."""
+    path = Path(path)
+    if path.suffix == ".zip":
+        members = list(iter_zip_json(path, error=error))
+        if len(members) != 1:
+            raise error(f"expected one JSON file in the zip, found {len(members)}", file=str(path))
+        return members[0][1]
+    return parse_json_bytes(read_bytes(path, error=error), file=str(path), error=error)
+
+
+def iter_zip_json(path: str | Path, *, error: ErrorType = GoldDataError) -> Iterator[tuple[str, Any]]:
+    """Yield ``(member name, parsed JSON)`` for every ``.json`` member of a zip, in name order."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = sorted(
+                n for n in archive.namelist()
+                if n.endswith(".json") and not n.startswith("__MACOSX/")
+            )
+            for name in names:
+                yield name, parse_json_bytes(
+                    archive.read(name), file=f"{path}:{name}", error=error
+                )
+    except zipfile.BadZipFile:
+        raise error("not a valid zip file", file=str(path)) from None
+
+
+def iter_jsonl(path: str | Path, *, error: ErrorType = GoldDataError) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, parsed record)`` for each non-blank line of a JSONL file."""
+    path = Path(path)
+    data = read_bytes(path, error=error)
+    if not data.strip():
+        raise error("file is empty", file=str(path))
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise error(f"line {lineno}: {_describe(exc, line)}", file=str(path)) from None

@@ -1,0 +1,79 @@
+"""Scoring profiles: which metric definitions, normalisation and aggregation a run uses.
+
+``strict`` is the default everywhere and fixes the official scorers' defects;
+each compatibility profile reproduces one official scorer number for number.
+A profile is a function ``score(alignment, options) -> ProfileResult``; the
+registry below maps profile names to it lazily (so a profile's dependencies load
+only when used) and names the corpora each profile applies to.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UsageError
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    missing: str = "wrong"
+    """``wrong``: missing dialogues/turns score as empty predictions (default);
+    ``skip``: score only what is present, as the official scorers silently do."""
+    metrics: tuple[str, ...] | None = None
+    """Restrict the headline metrics to these names (None: all the profile computes)."""
+    by: tuple[str, ...] = ()
+    """Breakdowns: any of ``domain``, ``slot``, ``service``, ``seen``, ``depth``."""
+    fga_lambdas: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
+    dontcare: str = "value"
+    """``value``: dontcare is an ordinary value (default); ``ignore``: removed on both sides."""
+    normalisation: str | None = None
+    """Override the corpus's default normalisation policy (strict profile only)."""
+
+
+@dataclass
+class ProfileResult:
+    scores: dict[str, float]
+    """Headline metrics ``{name: value}``; fractions in [0, 1] unless the name says ``_pct``."""
+    signature_fields: dict[str, str]
+    """Signature fields beyond corpus/split/profile/version, e.g. ``{"norm": "basic-v1"}``."""
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Breakdowns ``{"domain:hotel": {"joint_goal_accuracy": ...}}``."""
+    official: dict[str, Any] | None = None
+    """The anchor scorer's own output structure, for diffing (compat profiles)."""
+    per_turn: dict[str, Any] | None = None
+    """Per-turn columns (equal-length lists/arrays): ``dialogue_id``, ``turn_index``, stats."""
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+ProfileFn = Callable[..., ProfileResult]
+
+# name -> (module, function, corpora it applies to; empty = all)
+PROFILES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "strict": ("strict", "score", ()),
+    "sgd-official": ("sgd_official", "score", ("sgd", "multiwoz22")),
+    "sgd-official-multiwoz": ("sgd_official", "score_multiwoz", ("sgd", "multiwoz22")),
+    "mwzeval": ("mwzeval", "score", ("multiwoz22", "multiwoz21")),
+    "convlab": ("convlab", "score", ("multiwoz21", "multiwoz22", "sgd", "crosswoz")),
+    "trade": ("trade", "score", ("crosswoz", "multiwoz21", "multiwoz22")),
+    "official": ("jmultiwoz_official", "score", ("jmultiwoz",)),
+}
+
+
+def get_profile(name: str, corpus: str) -> ProfileFn:
+    if name not in PROFILES:
+        raise UsageError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}")
+    module_name, fn_name, corpora = PROFILES[name]
+    if corpora and corpus not in corpora:
+        raise UsageError(
+            f"profile {name!r} does not apply to corpus {corpus!r} "
+            f"(it applies to {', '.join(corpora)})"
+        )
+    try:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"profile {name!r} is not available in this version") from exc
+    return getattr(module, fn_name)

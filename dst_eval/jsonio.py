@@ -60,7 +60,9 @@ def read_json(path: str | Path, *, error: ErrorType = GoldDataError) -> Any:
     return parse_json_bytes(read_bytes(path, error=error), file=str(path), error=error)
 
 
-def iter_zip_json(path: str | Path, *, error: ErrorType = GoldDataError) -> Iterator[tuple[str, Any]]:
+def iter_zip_json(
+    path: str | Path, *, error: ErrorType = GoldDataError
+) -> Iterator[tuple[str, Any]]:
     """Yield ``(member name, parsed JSON)`` for every ``.json`` member of a zip, in name order."""
     path = Path(path)
     try:

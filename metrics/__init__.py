@@ -1,0 +1,75 @@
+"""Pure metric functions for dialogue state tracking and response generation (no file I/O).
+
+Installed as ``dst_eval.metrics``::
+
+    from dst_eval.metrics import joint_goal_accuracy
+    joint_goal_accuracy([{"hotel-area": ["centre", "center"]}], [{"hotel-area": "centre"}])
+
+Gold states map ``"domain-slot"`` to a value or a list of acceptable variants;
+predicted states map ``"domain-slot"`` to one value. Every metric is also a
+:class:`~dst_eval.metrics.base.Metric` defined on sums of per-turn statistics
+(:func:`~dst_eval.metrics.state_compare.turn_table`), which is what breakdowns and
+dialogue-level bootstrap use.
+"""
+
+from __future__ import annotations
+
+from .average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
+from .base import Metric, TurnTable
+from .error_analysis import error_counts, frequent_wrong_values, slot_error_counts
+from .flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
+from .intent_accuracy import ActiveIntentAccuracy, active_intent_accuracy
+from .joint_goal_accuracy import JointGoalAccuracy, joint_goal_accuracy
+from .relative_slot_accuracy import RelativeSlotAccuracy, relative_slot_accuracy
+from .requested_slots import (
+    RequestedSlotsF1,
+    RequestedSlotsF1TurnMacro,
+    RequestedSlotsPrecision,
+    RequestedSlotsRecall,
+    requested_slots_precision_recall_f1,
+)
+from .slot_accuracy import SlotAccuracy, slot_accuracy
+from .slot_f1 import (
+    SlotF1,
+    SlotF1PerTurnMacro,
+    SlotPrecision,
+    SlotRecall,
+    slot_f1_turn_macro,
+    slot_precision_recall_f1,
+)
+from .state_compare import SlotOutcome, turn_table
+from .turn_accuracy import TurnAccuracy, turn_accuracy
+
+__all__ = [
+    "ActiveIntentAccuracy", "AverageGoalAccuracy", "FlexibleGoalAccuracy", "JointGoalAccuracy",
+    "Metric", "RelativeSlotAccuracy", "RequestedSlotsF1", "RequestedSlotsF1TurnMacro",
+    "RequestedSlotsPrecision", "RequestedSlotsRecall", "SlotAccuracy", "SlotF1",
+    "SlotF1PerTurnMacro", "SlotOutcome", "SlotPrecision", "SlotRecall", "TurnAccuracy",
+    "TurnTable", "active_intent_accuracy", "average_goal_accuracy", "dst_metrics",
+    "error_counts", "flexible_goal_accuracy", "frequent_wrong_values", "joint_goal_accuracy",
+    "relative_slot_accuracy", "requested_slots_precision_recall_f1", "slot_accuracy",
+    "slot_error_counts", "slot_f1_turn_macro", "slot_precision_recall_f1", "turn_accuracy",
+    "turn_table",
+]
+
+
+def dst_metrics(*, n_slots: int = 0, fga_lambdas=(0.25, 0.5, 0.75, 1.0),
+                requested: bool = False, intents: bool = False) -> list[Metric]:
+    """The standard DST metric set, in report order.
+
+    Slot accuracy is included when the corpus slot list size ``n_slots`` is known;
+    requested-slot and intent metrics when those annotations are predicted.
+    """
+    metrics: list[Metric] = [JointGoalAccuracy()]
+    if n_slots:
+        metrics.append(SlotAccuracy(n_slots))
+    metrics += [SlotPrecision(), SlotRecall(), SlotF1(), SlotF1PerTurnMacro(),
+                AverageGoalAccuracy(), RelativeSlotAccuracy(),
+                RelativeSlotAccuracy(average="micro"), TurnAccuracy()]
+    metrics += [FlexibleGoalAccuracy(lam) for lam in fga_lambdas]
+    if intents:
+        metrics.append(ActiveIntentAccuracy())
+    if requested:
+        metrics += [RequestedSlotsPrecision(), RequestedSlotsRecall(), RequestedSlotsF1(),
+                    RequestedSlotsF1TurnMacro()]
+    return metrics

@@ -1,0 +1,89 @@
+"""Base of the DST metrics: per-turn sufficient statistics and metrics defined on their sums.
+
+Every DST metric here is a function of *sums* of per-turn statistic columns (as
+sacrebleu's metrics are of per-segment n-gram statistics). The columns are computed
+once per turn by :func:`~dst_eval.metrics.state_compare.turn_table`; a metric then
+only sums the columns it needs over any subset of turns. This makes breakdowns
+(sum over a group's turns) and dialogue-level bootstrap (sum per-dialogue column
+totals over resampled dialogues) cheap and exact: nothing is recomputed per resample.
+
+A gold state is a mapping ``{"domain-slot": value | sequence of acceptable values}``;
+a predicted state is a mapping ``{"domain-slot": value}``. A predicted value is
+correct when it equals one of the gold variants. Normalisation happens before the
+metrics (in ``dst_eval``); metrics compare strings exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+GoldState = Mapping[str, "str | Sequence[str]"]
+PredState = Mapping[str, str]
+
+
+def as_variants(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A gold value as a tuple of acceptable variants (a plain string is one variant)."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+@dataclass
+class TurnTable:
+    """Per-turn statistic columns (equal-length numpy arrays) plus the dialogue of each turn."""
+
+    columns: dict[str, np.ndarray]
+    dialogue_index: np.ndarray
+    """Integer dialogue number of each turn (0..n_dialogues-1, in first-seen order)."""
+    dialogue_ids: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.dialogue_index)
+
+    def sums(self, names: Sequence[str], rows: np.ndarray | None = None) -> dict[str, float]:
+        """Column totals over all turns, or over the boolean/int index ``rows``."""
+        if rows is None:
+            return {n: float(self.columns[n].sum()) for n in names}
+        return {n: float(self.columns[n][rows].sum()) for n in names}
+
+    def dialogue_sums(self, names: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per-dialogue column totals, shape ``(n_dialogues,)`` each: the bootstrap unit."""
+        n = len(self.dialogue_ids) or (int(self.dialogue_index.max()) + 1 if len(self) else 0)
+        return {
+            name: np.bincount(self.dialogue_index, weights=self.columns[name], minlength=n)
+            for name in names
+        }
+
+
+class Metric:
+    """A metric computed from sums of per-turn columns.
+
+    Subclasses set :attr:`name` and :attr:`columns` and implement :meth:`from_sums`,
+    which must accept floats or equal-shaped numpy arrays (one value per bootstrap
+    resample) and return the same shape.
+    """
+
+    name: str = ""
+    columns: tuple[str, ...] = ()
+
+    def from_sums(self, sums: Mapping[str, np.ndarray | float]) -> np.ndarray | float:
+        raise NotImplementedError
+
+    def score(self, table: TurnTable, rows: np.ndarray | None = None) -> float:
+        return float(self.from_sums(table.sums(self.columns, rows)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def ratio(numerator: np.ndarray | float, denominator: np.ndarray | float,
+          *, empty: float = float("nan")) -> np.ndarray | float:
+    """``numerator / denominator`` with ``empty`` where the denominator is 0."""
+    num = np.asarray(numerator, dtype=float)
+    den = np.asarray(denominator, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), empty)
+    return float(out) if out.ndim == 0 else out

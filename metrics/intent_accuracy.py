@@ -1,0 +1,30 @@
+"""Active intent accuracy.
+
+    IA = Σ_{t∈G} 1[Î_t(s) = I_t(s) for every service s] / |G|
+
+over the turns G with at least one gold active intent, where I_t(s) is the gold intent
+of service s and Î_t(s) the predicted one. (The SGD compatibility profile scores
+intents per frame, NONE included; see ``dst_eval.profiles.sgd_official``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .base import Metric, ratio
+from .state_compare import _intent_columns
+
+
+class ActiveIntentAccuracy(Metric):
+    name = "active_intent_accuracy"
+    columns = ("intent_correct", "intent_n")
+
+    def from_sums(self, sums):
+        return ratio(sums["intent_correct"], sums["intent_n"])
+
+
+def active_intent_accuracy(y_true: Sequence[Mapping[str, str]],
+                           y_pred: Sequence[Mapping[str, str] | None]) -> float:
+    """Share of turns (with a gold intent) whose every service's intent is predicted right."""
+    cols = _intent_columns(y_true, y_pred)
+    return float(ratio(cols["intent_correct"].sum(), cols["intent_n"].sum()))

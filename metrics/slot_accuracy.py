@@ -1,0 +1,38 @@
+"""Slot accuracy (TRADE style) over a fixed slot list of size N.
+
+.. math:: \\mathrm{SA} = \\frac{1}{T}\\sum_t \\frac{N - |\\mathrm{wrong}_t| - |\\mathrm{missing}_t|
+          - |\\mathrm{extra}_t|}{N} = 1 - \\frac{\\sum_t \\mathrm{errors}_t}{N \\cdot T}
+
+This is TRADE's ``(N − |B_t \\ P_t| − |{p ∈ P_t \\ B_t : slot(p) not already missed}|)/N``:
+a wrong value is counted once. It is inflated by the many empty slots of every turn
+(SCORERS.md §8.1); prefer relative slot accuracy or F1 for comparisons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .base import GoldState, Metric, PredState, ratio
+from .state_compare import turn_table
+
+
+class SlotAccuracy(Metric):
+    name = "slot_accuracy"
+    columns = ("wrong", "missing", "extra", "turn")
+
+    def __init__(self, n_slots: int) -> None:
+        if n_slots <= 0:
+            raise ValueError("slot accuracy needs the corpus slot list (n_slots > 0)")
+        self.n_slots = n_slots
+
+    def from_sums(self, sums: Mapping[str, np.ndarray | float]) -> np.ndarray | float:
+        errors = np.asarray(sums["wrong"]) + sums["missing"] + sums["extra"]
+        return 1.0 - ratio(errors, np.asarray(sums["turn"]) * self.n_slots)
+
+
+def slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                  slots: Sequence[str]) -> float:
+    """TRADE slot accuracy over the corpus slot list ``slots`` (only its length matters)."""
+    return SlotAccuracy(len(slots)).score(turn_table(y_true, y_pred, fga_lambdas=()))

@@ -1,0 +1,236 @@
+"""One pass over the turns that computes every per-turn DST statistic column.
+
+Notation (SCORERS.md §0): for turn t of a dialogue, B_t / P_t are the gold / predicted
+states; T_t = B_t \\ B_{t-1} and U_t = P_t \\ P_{t-1} are the gold / predicted changes,
+a deleted slot counting as the item ``(slot, "")``.
+
+Columns (all numpy arrays, one entry per turn):
+
+============== ==============================================================
+``turn``       1
+``n_gold``     |B_t|                  ``n_pred``  |P_t|
+``correct``    slots in both whose predicted value is a gold variant
+``wrong``      slots in both with a non-matching value
+``missing``    slots only in B_t      ``extra``   slots only in P_t
+``jga``        1[missing = extra = wrong = 0]
+``f1``         per-turn slot F1: 1 if B_t = P_t = ∅; 0 if correct = 0; else 2PR/(P+R)
+               with P = correct/|P_t|, R = correct/|B_t|
+``aga_num``    correct/|B_t| if |B_t| > 0 else 0;   ``aga_den`` 1[|B_t| > 0]
+``rsa_num``    correct/T* if T* > 0 else 0, T* = correct+wrong+missing+extra (distinct
+               slots in B_t ∪ P_t);  ``rsa_den`` 1[T* > 0];  ``rsa_tstar`` T*
+``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t]
+``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ (see
+               :mod:`~dst_eval.metrics.flexible_goal_accuracy`)
+============== ==============================================================
+
+Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
+per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
+(active intents: the turn is correct when the predicted intent of every service
+with a gold intent equals it; turns without a gold intent are not counted).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import GoldState, PredState, TurnTable, as_variants
+
+ValueMatch = Callable[[str, tuple[str, ...]], bool]
+
+CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
+
+
+@dataclass(frozen=True, slots=True)
+class SlotOutcome:
+    """One slot's outcome in one turn, for error breakdowns."""
+
+    row: int
+    slot: str
+    outcome: str  # correct | wrong | missing | extra
+    gold: tuple[str, ...] | None
+    pred: str | None
+
+
+def _exact(pred: str, variants: tuple[str, ...]) -> bool:
+    return pred in variants
+
+
+def _gold_changes_ok(b_prev: Mapping, b_now: Mapping, p_now: Mapping, match: ValueMatch) -> bool:
+    """T_t ⊆ P_t: every gold change (including deletions) is in the prediction."""
+    for slot, variants in b_now.items():
+        if b_prev.get(slot) != variants:
+            pred = p_now.get(slot)
+            if pred is None or not match(pred, variants):
+                return False
+    return all(slot in b_now or slot not in p_now for slot in b_prev)
+
+
+def _pred_changes_ok(p_prev: Mapping, p_now: Mapping, b_now: Mapping, match: ValueMatch) -> bool:
+    """U_t ⊆ B_t: every predicted change (including deletions) is in the gold."""
+    for slot, value in p_now.items():
+        if p_prev.get(slot) != value:
+            variants = b_now.get(slot)
+            if variants is None or not match(value, variants):
+                return False
+    return all(slot in p_now or slot not in b_now for slot in p_prev)
+
+
+def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.ndarray, list[str]]:
+    if dialogue_ids is None:
+        return np.zeros(n, dtype=np.int64), ["all"] if n else []
+    if len(dialogue_ids) != n:
+        raise ValueError(f"dialogue_ids has {len(dialogue_ids)} entries for {n} turns")
+    numbers: dict[str, int] = {}
+    index = np.fromiter((numbers.setdefault(d, len(numbers)) for d in dialogue_ids),
+                        dtype=np.int64, count=n)
+    return index, list(numbers)
+
+
+def turn_table(
+    y_true: Sequence[GoldState],
+    y_pred: Sequence[PredState],
+    *,
+    dialogue_ids: Sequence[str] | None = None,
+    fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
+    value_match: ValueMatch | None = None,
+    requested_true: Sequence[Iterable[str]] | None = None,
+    requested_pred: Sequence[Iterable[str] | None] | None = None,
+    intents_true: Sequence[Mapping[str, str]] | None = None,
+    intents_pred: Sequence[Mapping[str, str] | None] | None = None,
+    outcomes: list[SlotOutcome] | None = None,
+) -> TurnTable:
+    """Compute every per-turn statistic column in one pass.
+
+    ``dialogue_ids`` gives each turn's dialogue (turns of a dialogue consecutive and in
+    order); without it all turns form one dialogue, which only matters for the
+    change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
+    receives one :class:`SlotOutcome` per slot per turn.
+    """
+    n = len(y_true)
+    if len(y_pred) != n:
+        raise ValueError(f"y_true has {n} turns but y_pred has {len(y_pred)}")
+    match = value_match or _exact
+    lambdas = tuple(float(x) for x in fga_lambdas)
+    index, names = _dialogue_numbers(dialogue_ids, n)
+
+    cols = {name: np.zeros(n) for name in (
+        "turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
+        "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta")}
+    fga_cols = [np.zeros(n) for _ in lambdas]
+
+    prev_dialogue = -1
+    b_prev: dict[str, tuple[str, ...]] = {}
+    p_prev: Mapping[str, str] = {}
+    prev_jga = True
+    t = 0
+    t_err = -1
+    for row in range(n):
+        gold = {k: as_variants(v) for k, v in y_true[row].items()}
+        pred = y_pred[row] or {}
+        if index[row] != prev_dialogue:
+            prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = index[row], {}, {}, True, 0, -1
+        correct = wrong = missing = 0
+        for slot, variants in gold.items():
+            value = pred.get(slot)
+            if value is None:
+                missing += 1
+                kind = MISSING
+            elif match(value, variants):
+                correct += 1
+                kind = CORRECT
+            else:
+                wrong += 1
+                kind = WRONG
+            if outcomes is not None:
+                outcomes.append(SlotOutcome(row, slot, kind, variants, value))
+        extra = 0
+        for slot, value in pred.items():
+            if slot not in gold:
+                extra += 1
+                if outcomes is not None:
+                    outcomes.append(SlotOutcome(row, slot, EXTRA, None, value))
+        n_gold, n_pred = len(gold), len(pred)
+        errors = wrong + missing + extra
+        jga = errors == 0
+        tstar = correct + errors
+
+        changes_ok = (_gold_changes_ok(b_prev, gold, pred, match)
+                      and _pred_changes_ok(p_prev, pred, gold, match))
+        if jga:
+            fga = [1.0] * len(lambdas)
+        elif t == 0 or prev_jga or not changes_ok:
+            fga = [0.0] * len(lambdas)
+            t_err = t
+        else:
+            fga = [1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas]
+
+        cols["turn"][row] = 1
+        cols["n_gold"][row] = n_gold
+        cols["n_pred"][row] = n_pred
+        cols["correct"][row] = correct
+        cols["wrong"][row] = wrong
+        cols["missing"][row] = missing
+        cols["extra"][row] = extra
+        cols["jga"][row] = jga
+        if n_gold == 0 and n_pred == 0:
+            cols["f1"][row] = 1.0
+        elif correct:
+            precision, recall = correct / n_pred, correct / n_gold
+            cols["f1"][row] = 2 * precision * recall / (precision + recall)
+        if n_gold:
+            cols["aga_num"][row] = correct / n_gold
+            cols["aga_den"][row] = 1
+        if tstar:
+            cols["rsa_num"][row] = correct / tstar
+            cols["rsa_den"][row] = 1
+        cols["rsa_tstar"][row] = tstar
+        cols["ta"][row] = changes_ok
+        for column, value in zip(fga_cols, fga, strict=True):
+            column[row] = value
+
+        b_prev, p_prev, prev_jga = gold, pred, jga
+        t += 1
+
+    for lam, column in zip(lambdas, fga_cols, strict=True):
+        cols[fga_column(lam)] = column
+    if requested_true is not None and requested_pred is not None:
+        cols.update(_requested_columns(requested_true, requested_pred))
+    if intents_true is not None and intents_pred is not None:
+        cols.update(_intent_columns(intents_true, intents_pred))
+    return TurnTable(cols, index, names)
+
+
+def fga_column(lam: float) -> str:
+    return f"fga@{lam:g}"
+
+
+def _requested_columns(requested_true: Sequence[Iterable[str]],
+                       requested_pred: Sequence[Iterable[str] | None]) -> dict[str, np.ndarray]:
+    n = len(requested_true)
+    tp, fp, fn, f1 = (np.zeros(n) for _ in range(4))
+    for row, (gold_iter, pred_iter) in enumerate(zip(requested_true, requested_pred, strict=True)):
+        gold, pred = set(gold_iter), set(pred_iter or ())
+        hits = len(gold & pred)
+        tp[row], fp[row], fn[row] = hits, len(pred) - hits, len(gold) - hits
+        if not gold and not pred:
+            f1[row] = 1.0
+        elif hits:
+            f1[row] = 2 * hits / (len(gold) + len(pred))
+    return {"req_tp": tp, "req_fp": fp, "req_fn": fn, "req_f1": f1}
+
+
+def _intent_columns(intents_true: Sequence[Mapping[str, str]],
+                    intents_pred: Sequence[Mapping[str, str] | None]) -> dict[str, np.ndarray]:
+    n = len(intents_true)
+    correct, counted = np.zeros(n), np.zeros(n)
+    for row, (gold, pred) in enumerate(zip(intents_true, intents_pred, strict=True)):
+        if not gold:
+            continue
+        counted[row] = 1
+        pred = pred or {}
+        correct[row] = all(pred.get(service) == intent for service, intent in gold.items())
+    return {"intent_correct": correct, "intent_n": counted}

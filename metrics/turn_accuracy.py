@@ -1,0 +1,31 @@
+"""Turn accuracy (TA): was this turn's change of state predicted exactly?
+
+    TA = (1/T) Σ_t 1[U_t ⊆ B_t ∧ T_t ⊆ P_t]
+
+with T_t = B_t \\ B_{t-1} the gold change, U_t = P_t \\ P_{t-1} the predicted change
+(against the previous *predicted* state), deletions counted as ``(slot, "")``
+(ConvLab-3 ``mdst`` definition). An error carried over from an earlier turn does not
+fail later turns; a wrong, missed or spurious change does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .base import GoldState, Metric, PredState, ratio
+from .state_compare import turn_table
+
+
+class TurnAccuracy(Metric):
+    name = "turn_accuracy"
+    columns = ("ta", "turn")
+
+    def from_sums(self, sums):
+        return ratio(sums["ta"], sums["turn"])
+
+
+def turn_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                  dialogue_ids: Sequence[str]) -> float:
+    """Share of turns whose state change (additions, changes, deletions) is exactly right."""
+    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
+    return TurnAccuracy().score(table)

@@ -74,7 +74,7 @@ class GoldTurn:
     """Cumulative gold state after this user turn, ``{"domain-slot": variants}``."""
     requested_slots: frozenset[str] = frozenset()
     """Requested slot keys ``"domain-slot"``."""
-    active_intents: Mapping[str, str] = _EMPTY
+    active_intents: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     """Active intent per service/domain (only services with an intent other than NONE)."""
     services: tuple[str, ...] = ()
     """Services/domains annotated in this turn."""
@@ -93,7 +93,7 @@ class GoldDialogue:
     services: tuple[str, ...] = ()
     goal: Mapping | None = None
     """Corpus goal annotation (read-only), for response metrics."""
-    meta: Mapping[str, str] = _EMPTY
+    meta: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     """Free-form metadata, e.g. CrossWOZ goal type ``{"type": "CM"}``."""
 
 
@@ -116,7 +116,7 @@ class GoldSet:
     slots: tuple[str, ...] = ()
     """The corpus slot list (``domain-slot``) used by slot accuracy."""
     categorical_slots: frozenset[str] = frozenset()
-    schema: Mapping[str, ServiceSchema] = _EMPTY
+    schema: Mapping[str, ServiceSchema] = field(default_factory=lambda: _EMPTY)
     """Per-service schema (SGD, MultiWOZ 2.2)."""
     seen_services: frozenset[str] | None = None
     """Services present in the training schema; None when unknown."""

@@ -68,7 +68,7 @@ class PredictionSet:
     format: str
     dialogues: dict[str, list[PredTurn]]
     issues: list[Issue] = field(default_factory=list)
-    metadata: Mapping = _EMPTY
+    metadata: Mapping = field(default_factory=lambda: _EMPTY)
     _by_key: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -64,5 +64,21 @@ def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None 
     path = Path(path)
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
+    if corpus in (None, "multiwoz22", "multiwoz21") and _is_mwzeval_states(path):
+        from ..formats import mwzeval_states
+
+        return mwzeval_states.load(path, split=split)
     corpus = corpus or detect_corpus(path)
     return loader_module(corpus).load(path, split=split)
+
+
+def _is_mwzeval_states(path: Path) -> bool:
+    """mwzeval-format gold states ``{dialogue_id: [{domain: {slot: value}}]}`` (a JSON file)."""
+    if not path.is_file() or path.suffix != ".json":
+        return False
+    from ..formats import mwzeval_states
+
+    try:
+        return bool(mwzeval_states.sniff(path))
+    except (OSError, ValueError):
+        return False

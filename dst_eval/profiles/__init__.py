@@ -31,6 +31,8 @@ class ScoreOptions:
     """``value``: dontcare is an ordinary value (default); ``ignore``: removed on both sides."""
     normalisation: str | None = None
     """Override the corpus's default normalisation policy (strict profile only)."""
+    mwzeval_rules: str = "7f19ee0"
+    """mwzeval rule tables: ``7f19ee0`` (published leaderboard) or ``cd3f0ee`` (latest)."""
 
 
 @dataclass

@@ -1,0 +1,110 @@
+"""``dst_eval.evaluate``: score predictions against gold in one call.
+
+>>> from dst_eval import evaluate
+>>> report = evaluate("predictions.json", gold="gold_samples/multiwoz22")  # doctest: +SKIP
+>>> report.scores["joint_goal_accuracy"], str(report.signature)            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .alignment import align
+from .config import corpus_config
+from .errors import UsageError
+from .gold import GoldSet
+from .loaders import load_gold
+from .predictions import PredictionSet
+from .profiles import ScoreOptions, get_profile
+from .report import Report
+from .signature import Signature
+
+MISSING_POLICIES = ("wrong", "skip")
+BREAKDOWNS = ("domain", "slot", "service", "seen", "depth")
+
+
+def _as_gold(gold: str | Path | GoldSet, corpus: str | None, split: str | None) -> GoldSet:
+    if isinstance(gold, GoldSet):
+        return gold
+    if gold is None:
+        raise UsageError("no gold data: pass --gold PATH (a corpus file or directory)")
+    return load_gold(gold, corpus=corpus, split=split)
+
+
+def _as_predictions(predictions: Any, corpus: str, pred_format: str | None) -> PredictionSet:
+    from . import reader
+
+    if isinstance(predictions, PredictionSet):
+        return predictions
+    if isinstance(predictions, str | Path):
+        return reader.read_predictions(predictions, pred_format=pred_format, corpus=corpus)
+    if isinstance(predictions, Mapping | list):
+        return reader.predictions_from_object(predictions, source="<memory>",
+                                              pred_format=pred_format, corpus=corpus)
+    raise UsageError(f"cannot read predictions from a {type(predictions).__name__}")
+
+
+def evaluate(
+    predictions: str | Path | PredictionSet | Mapping | list,
+    *,
+    gold: str | Path | GoldSet,
+    corpus: str | None = None,
+    split: str | None = None,
+    profile: str | None = None,
+    pred_format: str | None = None,
+    strict: bool = False,
+    missing: str = "wrong",
+    metrics: Iterable[str] | None = None,
+    by: Iterable[str] = (),
+    dontcare: str = "value",
+    normalisation: str | None = None,
+    mwzeval_rules: str = "7f19ee0",
+) -> Report:
+    """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.report.Report`.
+
+    ``predictions`` is a path (JSON, JSONL, SGD-style directory), an in-memory mapping
+    in one of those layouts, or a :class:`PredictionSet`. ``gold`` is a corpus path or a
+    loaded :class:`GoldSet`. The profile defaults to the corpus's default (``strict``).
+    ``missing="wrong"`` scores missing dialogues/turns as empty predictions;
+    ``"skip"`` scores only what is present (the official scorers' behaviour).
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"--missing must be one of {', '.join(MISSING_POLICIES)}")
+    if mwzeval_rules not in ("7f19ee0", "cd3f0ee"):
+        raise UsageError("--mwzeval-rules must be 7f19ee0 or cd3f0ee")
+    if dontcare not in ("value", "ignore"):
+        raise UsageError("--dontcare must be 'value' or 'ignore'")
+    by = tuple(by)
+    for kind in by:
+        if kind not in BREAKDOWNS:
+            raise UsageError(f"unknown breakdown {kind!r}; known: {', '.join(BREAKDOWNS)}")
+    gold_set = _as_gold(gold, corpus, split)
+    if corpus and gold_set.corpus != corpus and not (
+            {corpus, gold_set.corpus} <= {"multiwoz21", "multiwoz22"}):
+        raise UsageError(f"--corpus {corpus} does not match the gold data ({gold_set.corpus})")
+    config = corpus_config(gold_set.corpus)
+    profile_name = profile or config.default_profile
+    score_fn = get_profile(profile_name, gold_set.corpus)
+    prediction_set = _as_predictions(predictions, gold_set.corpus, pred_format)
+    alignment = align(gold_set, prediction_set, strict=strict)
+    options = ScoreOptions(missing=missing, metrics=tuple(metrics) if metrics else None, by=by,
+                           dontcare=dontcare, normalisation=normalisation,
+                           mwzeval_rules=mwzeval_rules)
+    result = score_fn(alignment, options)
+    signature = Signature(gold_set.corpus, gold_set.split, profile_name).with_fields(
+        **result.signature_fields)
+    return Report(
+        scores=result.scores,
+        signature=signature,
+        groups=result.groups,
+        official=result.official,
+        issues=alignment.issues,
+        coverage=alignment.summary(),
+        notes=result.notes,
+        counts=result.counts,
+        per_turn=result.per_turn,
+        gold_source=gold_set.source,
+        predictions_source=prediction_set.source,
+    )

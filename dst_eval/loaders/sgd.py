@@ -1,0 +1,640 @@
+"""Schema-Guided Dialogue (SGD, DSTC8) gold loader.
+
+Accepted inputs:
+
+* a split directory (``dev/`` with ``dialogues_*.json`` and ``schema.json``);
+* the corpus root (``train/ dev/ test/``) plus ``split`` (``validation`` = ``dev``);
+* one ``dialogues_*.json`` file (its directory's ``schema.json`` is used);
+* the Hugging Face ``schema_guided_dstc8`` export (JSON list or JSONL of records whose
+  ``turns`` and ``frames`` are columnar, ``speaker`` 0/1), as a file or a directory
+  holding ``<split>.jsonl``/``<split>.json``; a ``schema.json`` next to it (native or HF
+  layout) is used when present.
+
+One :class:`GoldTurn` per USER turn: ``state`` is the union over the turn's frames of
+``{"<service>-<slot>": values}`` (SGD user frames exist only for active services and
+are cumulative within their service), ``frames`` keeps the frames with the corpus slot
+names, ``system_response`` is the following SYSTEM utterance. Seen services come from
+``<root>/train/schema.json``. Parsed splits are cached in compact form under
+``$XDG_CACHE_HOME/dst-eval`` (exactness rules in :func:`_cached_extract`);
+``DST_EVAL_NO_CACHE=1`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import marshal
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import DstEvalError, GoldDataError, UsageError
+from ..gold import (
+    GoldDialogue,
+    GoldFrame,
+    GoldSet,
+    GoldTurn,
+    ServiceSchema,
+    SlotSpan,
+    freeze_mapping,
+)
+from ..jsonio import iter_jsonl, parse_json_bytes, read_bytes
+
+LOADER_VERSION = 1
+SPLITS = ("train", "dev", "test")
+SPLIT_ALIASES = {"validation": "dev", "valid": "dev", "val": "dev"}
+_EMPTY_STATE: MappingProxyType = MappingProxyType({})
+
+# Compact forms (plain tuples: cheap to marshal, to cache and to send between processes)
+#   frame    = (service, intent, requested (str, ...), ((slot, (value, ...)), ...),
+#               ((slot, start, end), ...) | None)
+#   turn     = (raw_index, utterance, system_response | None, (frame, ...))
+#   dialogue = (dialogue_id, (service, ...), (turn, ...))
+#   schema   = ((service, (slot, ...), (categorical slot, ...), (intent, ...)), ...)
+
+
+def flat_slot_key(service: str, slot: str) -> str:
+    """``"<service>-<slot>"``; a slot already named ``"<service>-..."`` (MultiWOZ 2.2) is kept."""
+    if slot.startswith(service) and slot[len(service):len(service) + 1] == "-":
+        return slot
+    return f"{service}-{slot}"
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many small acyclic containers (about 2x faster)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# --------------------------------------------------------------------------- sniffing
+
+_SLOT_KEY = re.compile(rb'"slot_values"\s*:\s*\{\s*"((?:[^"\\]|\\.)*)"')
+_HF_SLOT_NAME = re.compile(rb'"slot_name"\s*:\s*\[\s*"((?:[^"\\]|\\.)*)"')
+_SNIFF_BYTES = 1 << 20
+
+
+def _sniff_bytes(head: bytes) -> bool:
+    if b'"services"' not in head or b'"turns"' not in head:
+        return False
+    keys = _SLOT_KEY.findall(head) + _HF_SLOT_NAME.findall(head)
+    return bool(keys) and not any(b"-" in key for key in keys)
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES)
+
+
+def sniff(path: Path) -> bool:
+    """SGD dialogues (native or HF export) whose slot names carry no ``domain-`` prefix."""
+    path = Path(path)
+    if path.is_file():
+        return path.suffix in (".json", ".jsonl") and _sniff_bytes(_head(path))
+    if not path.is_dir():
+        return False
+    candidates = sorted(path.glob("dialogues_*.json"))
+    for split in SPLITS:
+        candidates += sorted((path / split).glob("dialogues_*.json"))[:1]
+    candidates += sorted(path.glob("*.jsonl"))[:1]
+    return any(_sniff_bytes(_head(candidate)) for candidate in candidates[:1])
+
+
+# --------------------------------------------------------------------------- locating
+
+
+class _Source:
+    """Where a split's gold comes from."""
+
+    def __init__(self, files: list[Path], kind: str, split: str | None,
+                 schema: Path | None, train_schema: Path | None, shown: str) -> None:
+        self.files = files
+        self.kind = kind  # "native" or "hf"
+        self.split = split
+        self.schema = schema
+        self.train_schema = train_schema
+        self.shown = shown
+
+
+def _canonical_split(split: str | None) -> str | None:
+    if split is None:
+        return None
+    return SPLIT_ALIASES.get(split.lower(), split.lower())
+
+
+def _existing(path: Path) -> Path | None:
+    return path if path.is_file() else None
+
+
+def _hf_files(directory: Path) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for candidate in sorted(directory.glob("*.json*")):
+        if candidate.suffix not in (".json", ".jsonl") or candidate.stem == "schema":
+            continue
+        found.setdefault(_canonical_split(candidate.stem.split("-")[0]) or "", candidate)
+    return found
+
+
+def _locate(path: Path, split: str | None) -> _Source:
+    split = _canonical_split(split)
+    if path.is_file():
+        kind = "hf" if path.suffix == ".jsonl" else "auto"
+        own_split = _canonical_split(path.parent.name)
+        return _Source([path], kind, split or (own_split if own_split in SPLITS else None),
+                       _existing(path.parent / "schema.json"),
+                       _existing(path.parent.parent / "train" / "schema.json"), str(path))
+    if not path.is_dir():
+        raise GoldDataError("gold path does not exist", file=str(path))
+    files = sorted(path.glob("dialogues_*.json"))
+    if files:
+        own = _canonical_split(path.name)
+        if split and own in SPLITS and split != own:
+            raise UsageError(f"{path} is the {own!r} split but split {split!r} was requested")
+        return _Source(files, "native", split or (own if own in SPLITS else None),
+                       _existing(path / "schema.json"),
+                       _existing(path.parent / "train" / "schema.json"), str(path))
+    available = [s for s in SPLITS if sorted((path / s).glob("dialogues_*.json"))]
+    if available:
+        if split is None:
+            raise UsageError(f"{path} holds the splits {', '.join(available)}; "
+                             "name one with --split")
+        if split not in available:
+            raise UsageError(f"split {split!r} not found in {path} "
+                             f"(available: {', '.join(available)})")
+        return _Source(sorted((path / split).glob("dialogues_*.json")), "native", split,
+                       _existing(path / split / "schema.json"),
+                       _existing(path / "train" / "schema.json"), str(path / split))
+    hf = _hf_files(path)
+    if hf:
+        if split is None and len(hf) > 1:
+            raise UsageError(f"{path} holds the splits {', '.join(sorted(hf))}; "
+                             "name one with --split")
+        key = split if split is not None else next(iter(hf))
+        if key not in hf:
+            raise UsageError(f"split {split!r} not found in {path} "
+                             f"(available: {', '.join(sorted(hf))})")
+        return _Source([hf[key]], "auto", key or None, _existing(path / "schema.json"),
+                       None, str(hf[key]))
+    raise GoldDataError("no SGD dialogues_*.json files found", file=str(path))
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _check_strings(values: Any, what: str) -> None:
+    if type(values) is not list:
+        raise TypeError(f"{what} is not a list")
+    for value in values:
+        if type(value) is not str:
+            raise TypeError(f"{what} holds a non-string value {value!r}")
+
+
+def _extract_spans(spans: Any, intern: Callable) -> tuple:
+    """``slots`` -> ``((slot, start, exclusive_end), ...)``; spans without ``start``
+    (MultiWOZ 2.2 ``copy_from``) carry no position and are left out."""
+    out = []
+    for span in spans:
+        if "start" not in span:
+            continue
+        slot, start, end = span["slot"], span["start"], span["exclusive_end"]
+        if type(slot) is not str or type(start) is not int or type(end) is not int:
+            raise TypeError(f"malformed slot span {span!r}")
+        out.append((intern(slot, slot), start, end))
+    return tuple(out)
+
+
+def extract_dialogue(dialogue: Any, pool: dict[str, str], *, file: str,
+                     error: type[DstEvalError] = GoldDataError,
+                     dialogue_id: str | None = None) -> tuple:
+    """One native SGD dialogue -> compact tuple (USER turns only), validating as it goes."""
+    if not isinstance(dialogue, dict):
+        raise error("a dialogue is not a JSON object", file=file, dialogue=dialogue_id)
+    if dialogue_id is None:
+        dialogue_id = dialogue.get("dialogue_id")
+        if not isinstance(dialogue_id, str):
+            raise error("dialogue without a string 'dialogue_id'", file=file)
+    turns = dialogue.get("turns")
+    if not isinstance(turns, list):
+        raise error("dialogue without a 'turns' list", file=file, dialogue=dialogue_id)
+    services = dialogue.get("services", ())
+    if not isinstance(services, list | tuple):
+        raise error("'services' is not a list", file=file, dialogue=dialogue_id)
+    intern = pool.setdefault
+    out_turns = []
+    user_index = 0
+    n_turns = len(turns)
+    for raw_index, turn in enumerate(turns):
+        try:
+            speaker = turn["speaker"]
+            if speaker != "USER":
+                if speaker != "SYSTEM":
+                    raise ValueError(f"speaker {speaker!r} is neither USER nor SYSTEM")
+                continue
+            utterance = turn["utterance"]
+            if type(utterance) is not str:
+                raise TypeError("'utterance' is not a string")
+            frames = []
+            for frame in turn["frames"]:
+                service = frame["service"]
+                state = frame["state"]
+                intent = state["active_intent"]
+                requested = state["requested_slots"]
+                _check_strings(requested, "'requested_slots'")
+                slot_values = []
+                for slot, values in state["slot_values"].items():
+                    _check_strings(values, f"slot {slot!r}")
+                    slot_values.append((intern(slot, slot),
+                                        tuple([intern(v, v) for v in values])))
+                spans = frame.get("slots")
+                if spans is not None:
+                    spans = _extract_spans(spans, intern)
+                if type(service) is not str or type(intent) is not str:
+                    raise TypeError("'service' and 'active_intent' must be strings")
+                frames.append((intern(service, service), intern(intent, intent),
+                               tuple(requested), tuple(slot_values), spans))
+            response = None
+            if raw_index + 1 < n_turns:
+                following = turns[raw_index + 1]
+                if isinstance(following, dict) and following.get("speaker") == "SYSTEM":
+                    response = following.get("utterance")
+            out_turns.append((raw_index, utterance, response, tuple(frames)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise error(f"malformed turn (raw turn {raw_index}): {detail}", file=file,
+                        dialogue=dialogue_id, turn=user_index) from None
+        user_index += 1
+    return (dialogue_id, tuple(intern(s, s) for s in services), tuple(out_turns))
+
+
+def _columns(mapping: Any, keys: Sequence[str], what: str) -> list[dict]:
+    """HF columnar ``{key: [..]}`` -> list of row dicts."""
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{what} is not a columnar object")
+    columns = [mapping.get(k, []) for k in keys]
+    n = len(columns[0]) if columns else 0
+    if any(len(c) != n for c in columns):
+        raise ValueError(f"{what} columns have different lengths")
+    return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def hf_to_native(record: Any) -> dict:
+    """A Hugging Face ``schema_guided_dstc8`` record -> the native SGD dialogue layout."""
+    turns_in = record["turns"]
+    speakers = ["USER" if s in (0, "USER") else "SYSTEM" if s in (1, "SYSTEM") else s
+                for s in turns_in["speaker"]]
+    turns = []
+    for speaker, utterance, frames in zip(speakers, turns_in["utterance"],
+                                          turns_in["frames"], strict=True):
+        native_frames = []
+        for row in _columns(frames, ("service", "slots", "state"), "frames"):
+            frame: dict[str, Any] = {"service": row["service"]}
+            if row["slots"] is not None:
+                frame["slots"] = _columns(row["slots"], ("slot", "start", "exclusive_end"),
+                                          "slots")
+            state = row["state"]
+            if speaker == "USER" and state is not None:
+                pairs = _columns(state.get("slot_values") or {"slot_name": [],
+                                                              "slot_value_list": []},
+                                 ("slot_name", "slot_value_list"), "slot_values")
+                frame["state"] = {
+                    "active_intent": state["active_intent"],
+                    "requested_slots": state["requested_slots"],
+                    "slot_values": {p["slot_name"]: p["slot_value_list"] for p in pairs},
+                }
+            native_frames.append(frame)
+        turns.append({"speaker": speaker, "utterance": utterance, "frames": native_frames})
+    return {"dialogue_id": record["dialogue_id"], "services": record.get("services", []),
+            "turns": turns}
+
+
+def _is_hf_record(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("turns"), dict)
+
+
+def _hf_records(path: Path) -> list:
+    if path.suffix == ".jsonl":
+        return [record for _, record in iter_jsonl(path, error=GoldDataError)]
+    data = parse_json_bytes(read_bytes(path), file=str(path))
+    if not isinstance(data, list):
+        raise GoldDataError("expected a JSON list of dialogues", file=str(path))
+    return data
+
+
+def extract_file(path_str: str, kind: str = "native") -> list[tuple]:
+    """Parse one gold file and return its compact dialogues."""
+    with gc_paused():
+        return _extract_file(Path(path_str), kind)
+
+
+def _extract_file(path: Path, kind: str) -> list[tuple]:
+    path_str = str(path)
+    pool: dict[str, str] = {}
+    if kind in ("hf", "auto") and (path.suffix == ".jsonl" or kind == "hf"):
+        records = _hf_records(path)
+    else:
+        records = parse_json_bytes(read_bytes(path), file=path_str)
+        if not isinstance(records, list):
+            raise GoldDataError("expected a JSON list of dialogues", file=path_str)
+    out = []
+    for index, record in enumerate(records):
+        if _is_hf_record(record):
+            try:
+                record = hf_to_native(record)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise GoldDataError(f"malformed Hugging Face record {index}: {exc}",
+                                    file=path_str,
+                                    dialogue=str(record.get("dialogue_id"))) from None
+        out.append(extract_dialogue(record, pool, file=path_str))
+    return out
+
+
+def _schema_rows(data: Any, file: str) -> tuple:
+    if not isinstance(data, list):
+        raise GoldDataError("schema is not a list of services", file=file)
+    rows = []
+    for service in data:
+        try:
+            name = service["service_name"]
+            slots = service["slots"]
+            intents = service.get("intents", [])
+            if isinstance(slots, dict):  # HF columnar schema export
+                slots = _columns(slots, ("name", "is_categorical"), "slots")
+            if isinstance(intents, dict):
+                intents = _columns(intents, ("name",), "intents")
+            rows.append((name, tuple(s["name"] for s in slots),
+                         tuple(s["name"] for s in slots if s["is_categorical"]),
+                         tuple(i["name"] for i in intents)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise GoldDataError(f"malformed schema entry: {exc}", file=file) from None
+    return tuple(rows)
+
+
+def _read_schema(path: Path) -> tuple:
+    if path.suffix == ".jsonl":
+        return _schema_rows([r for _, r in iter_jsonl(path)], str(path))
+    return _schema_rows(parse_json_bytes(read_bytes(path), file=str(path)), str(path))
+
+
+# --------------------------------------------------------------------------- parallelism
+
+
+def _worker_count() -> int:
+    try:
+        wanted = int(os.environ.get("DST_EVAL_WORKERS", "2"))
+    except ValueError:
+        wanted = 2
+    return max(1, min(wanted, os.cpu_count() or 1))
+
+
+def _run(func: Callable, jobs: Sequence[tuple]) -> list:
+    return [func(*job) for job in jobs]
+
+
+def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) -> list:
+    """``[func(*job) for job in jobs]``, half of the jobs in one forked worker.
+
+    Results travel back marshalled through a pipe, so ``func`` must return marshal-able
+    data (tuples, lists, dicts, str, int, None). A :class:`DstEvalError` raised in the
+    worker is re-raised here; any other worker failure falls back to doing its jobs here.
+    """
+    if len(jobs) < 2 or _worker_count() < 2 or not hasattr(os, "fork") or sum(sizes) < 4 << 20:
+        return _run(func, jobs)
+    # Greedy balance by size: the worker takes every job assigned to it.
+    order = sorted(range(len(jobs)), key=lambda i: -sizes[i])
+    load = [0, 0]
+    mine: list[int] = []
+    theirs: list[int] = []
+    for i in order:
+        side = 0 if load[0] <= load[1] else 1
+        load[side] += sizes[i]
+        (mine if side == 0 else theirs).append(i)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # worker
+        os.close(read_fd)
+        status = 0
+        try:
+            try:
+                payload = ("ok", [func(*jobs[i]) for i in theirs])
+            except DstEvalError as exc:
+                payload = ("error", (type(exc).__name__, exc.message, exc.file,
+                                     exc.dialogue, exc.turn))
+            data = marshal.dumps(payload)
+            with os.fdopen(write_fd, "wb") as fh:
+                fh.write(data)
+        except BaseException:  # noqa: BLE001 - the parent falls back to doing the work
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    results: dict[int, Any] = {}
+    try:
+        for i in mine:
+            results[i] = func(*jobs[i])
+    finally:
+        with os.fdopen(read_fd, "rb") as fh:
+            data = fh.read()
+        _, wait_status = os.waitpid(pid, 0)
+    payload = None
+    if os.waitstatus_to_exitcode(wait_status) == 0 and data:
+        try:
+            payload = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            payload = None
+    if payload is None:
+        for i in theirs:
+            results[i] = func(*jobs[i])
+    elif payload[0] == "error":
+        name, message, file, dialogue, turn = payload[1]
+        from .. import errors
+
+        raise getattr(errors, name, DstEvalError)(message, file=file, dialogue=dialogue,
+                                                  turn=turn)
+    else:
+        for i, result in zip(theirs, payload[1], strict=True):
+            results[i] = result
+    return [results[i] for i in range(len(jobs))]
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _cache_dir() -> Path | None:
+    if os.environ.get("DST_EVAL_NO_CACHE") == "1":
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dst-eval"
+
+
+def _stat_key(paths: Sequence[Path | None]) -> tuple:
+    key = []
+    for path in paths:
+        if path is None:
+            key.append(None)
+            continue
+        st = path.stat()
+        key.append((str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return tuple(key)
+
+
+def _cache_file(directory: Path, key: tuple) -> Path:
+    name = hashlib.sha256(repr(key[:3]).encode()).hexdigest()[:32]
+    return directory / f"sgd-{name}.marshal"
+
+
+def _cache_read(file: Path, key: tuple) -> Any:
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    digest, body = data[:32], data[32:]
+    if hashlib.blake2b(body, digest_size=32).digest() != digest:
+        return None
+    try:
+        stored_key, payload = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return payload if stored_key == key else None
+
+
+def _cache_write(file: Path, key: tuple, payload: Any) -> None:
+    """Write atomically (temporary file + rename); a cache that cannot be written is skipped."""
+    tmp: str | None = None
+    try:
+        body = marshal.dumps((key, payload))
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".marshal")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(hashlib.blake2b(body, digest_size=32).digest() + body)
+        os.replace(tmp, file)
+    except (OSError, ValueError):
+        if tmp is not None:
+            with suppress(OSError):
+                os.unlink(tmp)
+
+
+def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
+    """``(schema rows | None, train services | None, compact dialogues)`` for ``source``.
+
+    The cache key holds the loader version, the Python version and, for every input
+    file, its resolved path, size, mtime_ns, ctime_ns and inode; an entry whose key or
+    BLAKE2 checksum does not match is ignored and rewritten (atomically).
+    """
+    directory = _cache_dir() if use_cache is not False else None
+    inputs = [*source.files, source.schema, source.train_schema]
+    key = ("sgd", LOADER_VERSION, sys.version_info[:2], source.kind, _stat_key(inputs))
+    cache_file = _cache_file(directory, key) if directory is not None else None
+    if cache_file is not None:
+        cached = _cache_read(cache_file, key)
+        if cached is not None:
+            return cached
+    jobs = [(str(f), source.kind) for f in source.files]
+    sizes = [f.stat().st_size for f in source.files]
+    per_file = parallel_map(extract_file, jobs, sizes)
+    dialogues = tuple(d for part in per_file for d in part)
+    schema = _read_schema(source.schema) if source.schema else None
+    train = (tuple(row[0] for row in _read_schema(source.train_schema))
+             if source.train_schema else None)
+    payload = (schema, train, dialogues)
+    if cache_file is not None:
+        _cache_write(cache_file, key, payload)
+    return payload
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _build_frame(compact: tuple) -> GoldFrame:
+    service, intent, requested, slot_values, spans = compact
+    state = MappingProxyType(dict(sorted(slot_values))) if slot_values else _EMPTY_STATE
+    return GoldFrame(service, intent, requested, state,
+                     tuple([SlotSpan(*span) for span in spans]) if spans else ())
+
+
+def _build_dialogue(compact: tuple, key_cache: dict) -> GoldDialogue:
+    dialogue_id, services, turns = compact
+    gold_turns = []
+    for index, (raw_index, utterance, response, frames) in enumerate(turns):
+        gold_frames = tuple([_build_frame(f) for f in frames])
+        state: dict[str, tuple[str, ...]] = {}
+        requested = []
+        intents = {}
+        for frame in gold_frames:
+            service = frame.service
+            for slot, values in frame.slot_values.items():
+                key = key_cache.get((service, slot))
+                if key is None:
+                    key = key_cache[(service, slot)] = flat_slot_key(service, slot)
+                state[key] = values
+            requested.extend(flat_slot_key(service, s) for s in frame.requested_slots)
+            if frame.active_intent != "NONE":
+                intents[service] = frame.active_intent
+        gold_turns.append(GoldTurn(
+            dialogue_id=dialogue_id,
+            turn_index=index,
+            user_utterance=utterance,
+            state=MappingProxyType(dict(sorted(state.items()))) if state else _EMPTY_STATE,
+            requested_slots=frozenset(requested),
+            active_intents=freeze_mapping(intents),
+            services=tuple([f.service for f in gold_frames]),
+            system_response=response,
+            frames=gold_frames,
+            raw_turn_index=raw_index,
+        ))
+    return GoldDialogue(dialogue_id, tuple(gold_turns), services=services)
+
+
+def build_schema(rows: tuple) -> dict[str, ServiceSchema]:
+    return {name: ServiceSchema(name, slots, frozenset(categorical), intents)
+            for name, slots, categorical, intents in rows}
+
+
+def load(path: Path, *, split: str | None = None, use_cache: bool | None = None) -> GoldSet:
+    """Load an SGD split (see the module docstring for the accepted layouts)."""
+    source = _locate(Path(path), split)
+    with gc_paused():
+        return _load(source, use_cache)
+
+
+def _load(source: _Source, use_cache: bool | None) -> GoldSet:
+    schema_rows, train_services, compact = _cached_extract(source, use_cache)
+    seen: set[str] = set()
+    for dialogue in compact:
+        if dialogue[0] in seen:
+            raise GoldDataError("duplicate dialogue id", file=source.shown, dialogue=dialogue[0])
+        seen.add(dialogue[0])
+    schema = build_schema(schema_rows) if schema_rows is not None else {}
+    if schema:
+        for dialogue_id, _services, turns in compact:
+            for turn_index, turn in enumerate(turns):
+                for frame in turn[3]:
+                    if frame[0] not in schema:
+                        raise GoldDataError(f"service {frame[0]!r} is not in the schema",
+                                            file=source.shown, dialogue=dialogue_id,
+                                            turn=turn_index)
+    key_cache: dict = {}
+    dialogues = tuple(_build_dialogue(d, key_cache) for d in compact)
+    slots = tuple(flat_slot_key(s.name, slot) for s in schema.values() for slot in s.slots)
+    categorical = frozenset(flat_slot_key(s.name, slot) for s in schema.values()
+                            for slot in s.categorical)
+    return GoldSet(
+        corpus="sgd",
+        split=source.split,
+        dialogues=dialogues,
+        source=source.shown,
+        slots=slots,
+        categorical_slots=categorical,
+        schema=MappingProxyType(schema),
+        seen_services=frozenset(train_services) if train_services is not None else None,
+    )

@@ -1,0 +1,86 @@
+"""The ``convlab`` profile: ConvLab-3's unified DST evaluator (SCORERS.md §3), number for number.
+
+* only the slots of the gold's covered domains are scored (MultiWOZ and CrossWOZ: every
+  slot of the corpus slot list; SGD: the slots of the dialogue's services); predictions
+  for any other slot are ignored (ConvLab/ConvLab-3#132);
+* values: all whitespace deleted and lower-cased (``despace+lower``) on both sides;
+* gold variants and predictions are split on ``|``; a slot is a true positive when any
+  predicted piece is a gold piece (so a hedged ``north|centre|south`` scores as correct:
+  a defect this profile reproduces and the strict profile does not);
+* gold only -> FN; prediction only -> FP; both but no overlap -> FP + FN;
+* ``accuracy`` = share of error-free turns (empty/empty correct); slot P/R/F1 micro,
+  0 on a zero denominator, as fractions.
+
+The gold always comes from the trusted gold data, never from the submission.
+"""
+
+from __future__ import annotations
+
+from ..alignment import Alignment
+from ..gold import GoldSet, GoldTurn
+from ..metrics import turn_table
+from ..metrics.joint_goal_accuracy import JointGoalAccuracy
+from ..normalize import Normalizer
+from . import ProfileResult, ScoreOptions
+from .strict import scored_pairs
+
+NORMALISATION = "despace+lower"
+
+
+def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
+    return any(piece in variants for piece in pred.split("|"))
+
+
+def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> frozenset[str]:
+    if gold_set.corpus == "sgd":
+        return frozenset(k for k in gold_set.slots if k.partition("-")[0] in services)
+    return frozenset(gold_set.slots) | frozenset(turn.state)
+
+
+def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+    gold_set = alignment.gold
+    norm = Normalizer(NORMALISATION)
+    services = {d.dialogue_id: d.services for d in gold_set}
+    gold_states, pred_states, ids = [], [], []
+    for turn, pred in scored_pairs(alignment, options):
+        universe = _universe(gold_set, turn, services[turn.dialogue_id])
+        gold = {}
+        for key, variants in turn.state.items():
+            pieces = tuple(p for v in variants for p in norm(key, v).split("|") if p)
+            if pieces:
+                gold[key] = pieces
+        predicted = {}
+        for key, value in ((pred.state or {}) if pred else {}).items():
+            value = norm(key, value)
+            if key in universe and value:
+                predicted[key] = value
+        gold_states.append(gold)
+        pred_states.append(predicted)
+        ids.append(turn.dialogue_id)
+    table = turn_table(gold_states, pred_states, dialogue_ids=ids, fga_lambdas=(),
+                       value_match=_hedged_match)
+    sums = table.sums(("correct", "wrong", "missing", "extra"))
+    tp = sums["correct"]
+    fp = sums["wrong"] + sums["extra"]
+    fn = sums["wrong"] + sums["missing"]
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    accuracy = JointGoalAccuracy().score(table)
+    official = {"accuracy": accuracy, "slot_precision": precision, "slot_recall": recall,
+                "slot_f1": f1}
+    per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t, _ in
+                                                   scored_pairs(alignment, options)]}
+    per_turn.update(table.columns)
+    return ProfileResult(
+        scores={"joint_goal_accuracy": accuracy, "slot_precision": precision,
+                "slot_recall": recall, "slot_f1": f1},
+        signature_fields={"norm": f"{norm.signature}", "match": "any-piece-of-pipe-split",
+                          "scope": "gold-domains", "agg": "turn-micro",
+                          "missing": options.missing},
+        official=official,
+        per_turn=per_turn,
+        counts={"turns": len(ids)},
+        notes=["convlab profile: predictions hedged with '|' score as correct when any piece "
+               "matches (ConvLab-3 behaviour); the strict profile scores them as wrong"],
+    )

@@ -1,0 +1,177 @@
+"""The ``strict`` profile: the default for every corpus.
+
+* values normalised by the corpus's documented policy (``configs/<corpus>.toml``,
+  overridable), on gold variants and predictions alike — nothing else;
+* a prediction is correct when it equals any gold variant; a prediction is one value;
+* ``dontcare`` is a value like any other (``--dontcare ignore`` removes it on both sides);
+* every gold turn counts: a missing dialogue or turn is an empty prediction, and is
+  reported (``missing="skip"`` reproduces the official scorers' silent skipping);
+* per-turn aggregation (never per frame).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..alignment import Alignment
+from ..config import corpus_config
+from ..gold import GoldTurn
+from ..metrics import dst_metrics, error_counts, turn_table
+from ..metrics.base import TurnTable
+from ..metrics.joint_goal_accuracy import JointGoalAccuracy
+from ..metrics.state_compare import SlotOutcome
+from ..normalize import Normalizer
+from ..predictions import PredTurn
+from . import ProfileResult, ScoreOptions
+
+DONTCARE = "dontcare"
+GROUP_METRIC_NAMES = ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy",
+                      "relative_slot_accuracy")
+DEPTH_CAP = 10  # turn depths >= 10 share one bucket
+
+
+def normalizer_for(corpus: str, options: ScoreOptions) -> Normalizer:
+    config = corpus_config(corpus)
+    return Normalizer(options.normalisation or config.normalisation, config.multi_value_slots)
+
+
+def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tuple[str, ...]]:
+    state = {k: norm.variants(k, v) for k, v in turn.state.items()}
+    if dontcare == "ignore":
+        state = {k: v for k, v in state.items() if DONTCARE not in v}
+    return state
+
+
+def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str) -> dict[str, str]:
+    if pred is None or not pred.state:
+        return {}
+    state = {k: norm(k, v) for k, v in pred.state.items()}
+    if dontcare == "ignore":
+        state = {k: v for k, v in state.items() if v != DONTCARE}
+    return state
+
+
+def scored_pairs(alignment: Alignment, options: ScoreOptions
+                 ) -> list[tuple[GoldTurn, PredTurn | None]]:
+    if options.missing == "skip":
+        return [(g, p) for g, p in alignment.pairs if p is not None]
+    return list(alignment.pairs)
+
+
+def domain_of(corpus: str) -> Callable[[str], str]:
+    """Slot key -> domain (SGD: the service name before ``_``, ``Hotels_2`` -> ``Hotels``)."""
+    if corpus == "sgd":
+        return lambda key: key.partition("-")[0].split("_")[0]
+    return lambda key: key.partition("-")[0]
+
+
+def _restricted_scores(gold: list[dict], pred: list[dict], keep: Callable[[str], bool],
+                       dialogue_ids: list[str]) -> dict[str, float] | None:
+    rows = []
+    for i, (g, p) in enumerate(zip(gold, pred, strict=True)):
+        g_sub = {k: v for k, v in g.items() if keep(k)}
+        p_sub = {k: v for k, v in p.items() if keep(k)}
+        if g_sub or p_sub:
+            rows.append((g_sub, p_sub, dialogue_ids[i]))
+    if not rows:
+        return None
+    table = turn_table([r[0] for r in rows], [r[1] for r in rows],
+                       dialogue_ids=[r[2] for r in rows], fga_lambdas=())
+    metrics = {m.name: m for m in dst_metrics()}
+    scores = {name: metrics[name].score(table) for name in GROUP_METRIC_NAMES}
+    scores["turns"] = float(len(rows))
+    return scores
+
+
+def breakdowns(corpus: str, by: tuple[str, ...], gold: list[dict], pred: list[dict],
+               turns: list[GoldTurn], table: TurnTable, outcomes: list[SlotOutcome],
+               seen_services: frozenset[str] | None) -> dict[str, dict[str, float]]:
+    """Group scores keyed ``"<kind>:<name>"`` for each requested breakdown kind."""
+    groups: dict[str, dict[str, float]] = {}
+    ids = [t.dialogue_id for t in turns]
+    all_keys = sorted({k for s in gold for k in s} | {k for s in pred for k in s})
+    domain = domain_of(corpus)
+    for kind in by:
+        if kind in ("domain", "service"):
+            key_fn = domain if kind == "domain" else (lambda k: k.partition("-")[0])
+            for name in sorted({key_fn(k) for k in all_keys}):
+                scores = _restricted_scores(gold, pred, lambda k, n=name, f=key_fn: f(k) == n, ids)
+                if scores:
+                    groups[f"{kind}:{name}"] = scores
+        elif kind == "seen":
+            if seen_services is None:
+                continue
+            for label, want in (("seen", True), ("unseen", False)):
+                scores = _restricted_scores(
+                    gold, pred, lambda k, w=want: (k.partition("-")[0] in seen_services) == w, ids)
+                if scores:
+                    groups[f"seen:{label}"] = scores
+        elif kind == "slot":
+            for slot, counts in error_counts(outcomes).items():
+                groups[f"slot:{slot}"] = counts
+        elif kind == "depth":
+            depth = np.minimum(np.array([t.turn_index for t in turns]), DEPTH_CAP)
+            jga = JointGoalAccuracy()
+            for d in sorted(set(depth.tolist())):
+                rows = depth == d
+                label = f"{d}+" if d == DEPTH_CAP else str(d)
+                groups[f"depth:{label}"] = {"joint_goal_accuracy": jga.score(table, rows),
+                                            "turns": float(rows.sum())}
+        else:
+            raise ValueError(f"unknown breakdown {kind!r}")
+    return groups
+
+
+def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+    gold_set = alignment.gold
+    corpus = gold_set.corpus
+    norm = normalizer_for(corpus, options)
+    pairs = scored_pairs(alignment, options)
+    turns = [g for g, _ in pairs]
+    gold = [gold_state(g, norm, options.dontcare) for g, _ in pairs]
+    pred = [pred_state(p, norm, options.dontcare) for _, p in pairs]
+    preds = [p for _, p in pairs]
+    with_requested = any(p is not None and p.requested_slots is not None for p in preds)
+    with_intents = any(p is not None and p.active_intents is not None for p in preds)
+    outcomes: list[SlotOutcome] = []
+    table = turn_table(
+        gold, pred, dialogue_ids=[t.dialogue_id for t in turns],
+        fga_lambdas=options.fga_lambdas, outcomes=outcomes,
+        requested_true=[t.requested_slots for t in turns] if with_requested else None,
+        requested_pred=[p.requested_slots if p else None for p in preds] if with_requested
+        else None,
+        intents_true=[t.active_intents for t in turns] if with_intents else None,
+        intents_pred=[p.active_intents if p else None for p in preds] if with_intents else None,
+    )
+    n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
+    metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,
+                          requested=with_requested, intents=with_intents)
+    if options.metrics:
+        metrics = [m for m in metrics if m.name in options.metrics]
+    scores = {m.name: m.score(table) for m in metrics}
+    groups = breakdowns(corpus, options.by, gold, pred, turns, table, outcomes,
+                        gold_set.seen_services)
+    per_turn = {"dialogue_id": [t.dialogue_id for t in turns],
+                "turn_index": [t.turn_index for t in turns],
+                "predicted": [p is not None for p in preds]}
+    per_turn.update(table.columns)
+    notes = []
+    if not n_slots:
+        notes.append("slot_accuracy: n/a (the corpus defines no slot list)")
+    if not with_intents:
+        notes.append("active_intent_accuracy: n/a (the predictions carry no intents)")
+    if not with_requested:
+        notes.append("requested_slots_*: n/a (the predictions carry no requested slots)")
+    return ProfileResult(
+        scores=scores,
+        signature_fields={"norm": norm.signature, "match": "exact-any-variant",
+                          "dontcare": options.dontcare, "agg": "turn",
+                          "missing": options.missing},
+        groups=groups,
+        per_turn=per_turn,
+        notes=notes,
+        counts={"turns": len(turns), "dialogues": len({t.dialogue_id for t in turns}),
+                "slots_in_list": n_slots},
+    )

@@ -1,0 +1,109 @@
+"""The ``trade`` profile: TRADE's DST evaluation (ConvLab-2 ``dst/trade/crosswoz/trade.py``).
+
+SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per filled slot.
+
+* **Joint Acc** = mean over ALL turns of 1[G_t = P_t] (empty = empty is correct);
+* **Turn Acc** = TRADE ``compute_acc`` over the corpus slot list (CrossWOZ: 26 slots),
+  including its ``rsplit("-", 1)`` slot parsing (:mod:`~dst_eval.metrics.trade_slot_accuracy`);
+* **Joint F1** = mean over turns of the per-turn F1 of the string sets; empty gold
+  scores 1 with an empty prediction and 0 otherwise.
+
+Values are compared exactly as given (TRADE's own pipeline segments values with jieba
+on both sides before this comparison; here the submitted values are the strings). The
+gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``), its
+first variant when a corpus gives several. A value ``none`` is no value (TRADE drops it
+on both sides). Missing turns: ``missing="wrong"`` scores them as empty predictions,
+``"skip"`` leaves them out. Joint Acc and Joint F1 are computed by the metrics core on
+the string sets (``turn_table``), Turn Acc by :class:`TradeSlotAccuracy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..alignment import Alignment
+from ..config import corpus_config
+from ..gold import GoldTurn
+from ..metrics import turn_table
+from ..metrics.joint_goal_accuracy import JointGoalAccuracy
+from ..metrics.slot_f1 import SlotF1PerTurnMacro
+from ..metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
+from ..normalize import Normalizer
+from ..predictions import PredTurn
+from . import ProfileResult, ScoreOptions
+from .strict import scored_pairs
+
+NONE_VALUE = "none"
+DONTCARE = "dontcare"
+OFFICIAL_NAMES = {"joint_goal_accuracy": "Joint Acc", "trade_slot_accuracy": "Turn Acc",
+                  "slot_f1_turn_macro": "Joint F1"}
+
+
+def state_items(state: Mapping[str, str], *, dontcare: str = "value") -> set[str]:
+    """``{"domain-slot": value}`` -> TRADE's ``{"domain-slot-value"}`` (no ``none``)."""
+    return {f"{key}-{value}" for key, value in state.items()
+            if value and value != NONE_VALUE and not (dontcare == "ignore" and value == DONTCARE)}
+
+
+def _gold_items(turn: GoldTurn, dontcare: str) -> set[str]:
+    return state_items({k: v[0] for k, v in turn.state.items() if v}, dontcare=dontcare)
+
+
+def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
+    if pred is None or not pred.state:
+        return set()
+    return state_items(pred.state, dontcare=dontcare)
+
+
+def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+    gold_set = alignment.gold
+    pairs = scored_pairs(alignment, options)
+    turns = [g for g, _ in pairs]
+    gold = [_gold_items(g, options.dontcare) for g, _ in pairs]
+    pred = [_pred_items(p, options.dontcare) for _, p in pairs]
+    ids = [t.dialogue_id for t in turns]
+    table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
+                       dialogue_ids=ids, fga_lambdas=())
+    table.columns["trade_errors"] = trade_slot_errors(gold, pred)
+    n_slots = len(gold_set.slots) or len(corpus_config(gold_set.corpus).slots)
+    metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]
+    if n_slots:
+        metrics.insert(1, TradeSlotAccuracy(n_slots))
+    if options.metrics:
+        metrics = [m for m in metrics if m.name in options.metrics]
+    scores = {m.name: m.score(table) for m in metrics}
+    official = {OFFICIAL_NAMES[name]: value for name, value in scores.items()}
+
+    groups: dict[str, dict[str, float]] = {}
+    goal_types = {d.dialogue_id: d.meta.get("type", "") for d in gold_set}
+    if any(goal_types.values()):  # CrossWOZ paper Table 5: per goal type
+        types = np.array([goal_types[i] for i in ids])
+        for goal_type in sorted(set(types.tolist()) - {""}):
+            rows = types == goal_type
+            groups[f"goal_type:{goal_type}"] = {
+                m.name: m.score(table, rows) for m in metrics} | {"turns": float(rows.sum())}
+
+    notes = []
+    if not n_slots:
+        notes.append("trade_slot_accuracy: n/a (the corpus defines no slot list)")
+    if options.by:
+        notes.append("the trade profile reports TRADE's three numbers (and goal types); "
+                     "use the strict profile for --by breakdowns")
+    if options.normalisation:
+        notes.append("--norm is ignored by the trade profile (TRADE compares exact strings)")
+    per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
+                "predicted": [p is not None for _, p in pairs]}
+    per_turn.update(table.columns)
+    return ProfileResult(
+        scores=scores,
+        signature_fields={"norm": Normalizer("exact").signature, "match": "exact-string-set",
+                          "slots": str(n_slots), "dontcare": options.dontcare, "agg": "turn",
+                          "missing": options.missing},
+        groups=groups,
+        official=official,
+        per_turn=per_turn,
+        notes=notes,
+        counts={"turns": len(turns), "dialogues": len(set(ids)), "slots_in_list": n_slots},
+    )

@@ -1,0 +1,288 @@
+"""Per-frame metrics of the official SGD (DSTC8) scorer, and their aggregation.
+
+A *frame* is one service's annotation of one user turn. Reference and hypothesis
+frames are duck-typed objects with ``active_intent``, ``requested_slots``,
+``slot_values`` (``{slot: (value, variant, ...)}``) and ``spans`` (objects with
+``slot``, ``start``, ``end``; None on the hypothesis side when it has no spans).
+
+Slot score ``sc(k)`` for slot ``k`` of the service schema ``S``:
+
+* ``k`` in neither ref nor hyp: 1; in exactly one: 0;
+* categorical, in both: ``1[hyp_k[0] == ref_k[0]]`` (first gold value only);
+* non-categorical, in both: ``max_{r in ref_k} m(r, hyp_k[0])`` with
+  ``m = token_sort_ratio(r, h) / 100`` (fuzzy, partial credit) or ``1[r == h]`` (exact).
+
+Per frame (NaN = not applicable, left out of every mean):
+
+* ``joint_goal_accuracy = prod_{k in S} sc(k)``; ``joint_cat_accuracy`` /
+  ``joint_noncat_accuracy``: the product over the categorical / non-categorical slots
+  of ``S`` (NaN if there is none);
+* ``average_goal_accuracy = mean_{k in S, k in ref} sc(k)`` (NaN if ref is empty);
+  ``average_cat_accuracy`` / ``average_noncat_accuracy`` likewise per kind;
+* ``active_intent_accuracy = 1[ref intent == hyp intent]`` (``NONE`` included);
+* ``requested_slots_{precision,recall,f1}`` and ``slot_tagging_{...}``: multiset
+  scores :func:`f1_multiset` (tagging over ``(slot, utterance[start:end])`` of the
+  non-categorical slots, only when the hypothesis frame has spans).
+
+Aggregation (:func:`group_means`): the mean over the non-NaN frames of a group
+(per-frame macro average). MultiWOZ style (:func:`turn_product_means`): for the joint
+metrics, the product over the frames of each turn in the group, then the mean over turns.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .fuzzy import token_sort_ratio
+
+NAN = float("nan")
+
+METRICS = (
+    "active_intent_accuracy",
+    "requested_slots_f1",
+    "requested_slots_precision",
+    "requested_slots_recall",
+    "slot_tagging_f1",
+    "slot_tagging_precision",
+    "slot_tagging_recall",
+    "joint_goal_accuracy",
+    "joint_cat_accuracy",
+    "joint_noncat_accuracy",
+    "average_goal_accuracy",
+    "average_cat_accuracy",
+    "average_noncat_accuracy",
+)
+"""Column order of :func:`score_frames`' result (the official scorer's metric names)."""
+JOINT_METRICS = ("joint_goal_accuracy", "joint_cat_accuracy", "joint_noncat_accuracy")
+JOINT_COLUMNS = tuple(METRICS.index(m) for m in JOINT_METRICS)
+
+
+def f1_multiset(y_true: Sequence, y_pred: Sequence) -> tuple[float, float, float]:
+    """``(F1, precision, recall)`` of two multisets.
+
+    ``P = |true & pred| / |pred|`` (1 if pred is empty), ``R = |true & pred| / |true|``
+    (1 if true is empty), ``F1 = 2PR / (P + R)`` (0 if ``P + R = 0``): empty/empty = 1.
+    """
+    if not y_true and not y_pred:
+        return 1.0, 1.0, 1.0
+    if len(y_true) == len(y_pred) and sorted(y_true) == sorted(y_pred):
+        return 1.0, 1.0, 1.0
+    hits = sum((Counter(y_true) & Counter(y_pred)).values())
+    precision = hits / len(y_pred) if y_pred else 1.0
+    recall = hits / len(y_true) if y_true else 1.0
+    if precision + recall > 0.0:
+        return 2.0 * precision * recall / (precision + recall), precision, recall
+    return 0.0, precision, recall
+
+
+def slot_score(ref_values: Sequence[str], hyp_value: str, *, categorical: bool,
+               fuzzy: bool = True) -> float:
+    """``sc(k)`` of a slot present on both sides (see the module docstring)."""
+    if categorical:
+        return 1.0 if ref_values and hyp_value == ref_values[0] else 0.0
+    if not fuzzy:
+        return 1.0 if hyp_value in ref_values else 0.0
+    best = 0
+    for ref in ref_values:
+        score = token_sort_ratio(ref, hyp_value)
+        if score > best:
+            best = score
+    return best / 100.0
+
+
+def goal_accuracies(
+    y_true: Mapping[str, Sequence[str]],
+    y_pred: Mapping[str, Sequence[str]],
+    *,
+    slots: Collection[str],
+    categorical: Collection[str],
+    fuzzy: bool = True,
+) -> tuple[float, float, float, float, float, float]:
+    """``(joint, joint_cat, joint_noncat, average, average_cat, average_noncat)`` of one frame.
+
+    Only slots of ``slots`` (the service schema) count; NaN marks a metric that does not
+    apply.
+    """
+    return _goal(y_true, y_pred, _ServiceSlots(slots, categorical), fuzzy)
+
+
+class _ServiceSlots:
+    """A service's slot sets, prepared once for many frames."""
+
+    __slots__ = ("slots", "categorical", "noncategorical", "joint_start")
+
+    def __init__(self, slots: Collection[str], categorical: Collection[str]) -> None:
+        self.slots = frozenset(slots)
+        self.categorical = frozenset(s for s in self.slots if s in categorical)
+        self.noncategorical = self.slots - self.categorical
+        self.joint_start = (1.0 if self.slots else NAN,
+                            1.0 if self.categorical else NAN,
+                            1.0 if self.noncategorical else NAN)
+
+
+def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str]],
+          service: _ServiceSlots, fuzzy: bool) -> tuple:
+    # Slots in neither state score 1 and change no product: visit only the slots present
+    # on one side.
+    joint, joint_cat, joint_noncat = service.joint_start
+    slots, categorical = service.slots, service.categorical
+    cat_scores: list[float] = []
+    noncat_scores: list[float] = []
+    found = 0  # reference slots that the hypothesis has too
+    for slot, ref_values in y_true.items():
+        if slot not in slots:
+            continue
+        hyp_values = y_pred.get(slot)
+        if hyp_values is not None:
+            found += 1
+        if slot in categorical:
+            score = 1.0 if hyp_values and ref_values and hyp_values[0] == ref_values[0] else 0.0
+            joint_cat *= score
+            cat_scores.append(score)
+        else:
+            if not hyp_values:
+                score = 0.0
+            elif hyp_values[0] in ref_values:
+                score = 1.0  # token_sort_ratio(x, x) = 100; exact match likewise
+            elif fuzzy:
+                score = slot_score(ref_values, hyp_values[0], categorical=False)
+            else:
+                score = 0.0
+            joint_noncat *= score
+            noncat_scores.append(score)
+        joint *= score
+    if len(y_pred) > found:  # hypothesis slots the reference lacks score 0
+        for slot, hyp_values in y_pred.items():
+            if hyp_values and slot in slots and slot not in y_true:
+                joint = 0.0
+                if slot in categorical:
+                    joint_cat = 0.0
+                else:
+                    joint_noncat = 0.0
+    n_cat, n_noncat = len(cat_scores), len(noncat_scores)
+    if n_cat + n_noncat == 0:
+        return joint, joint_cat, joint_noncat, NAN, NAN, NAN
+    cat_sum, noncat_sum = sum(cat_scores), sum(noncat_scores)
+    return (
+        joint, joint_cat, joint_noncat,
+        (cat_sum + noncat_sum) / (n_cat + n_noncat) if n_cat and n_noncat
+        else (cat_sum / n_cat if n_cat else noncat_sum / n_noncat),
+        cat_sum / n_cat if n_cat else NAN,
+        noncat_sum / n_noncat if n_noncat else NAN,
+    )
+
+
+def tagged_values(spans: Sequence[Any], utterance: str, noncategorical: Collection[str]) -> list:
+    """Multiset ``[(slot, utterance[start:end])]`` of the non-categorical slot spans."""
+    return [(s.slot, utterance[s.start:s.end]) for s in spans if s.slot in noncategorical]
+
+
+def score_frame(ref: Any, hyp: Any, utterance: str, *, slots: Collection[str],
+                categorical: Collection[str], fuzzy: bool = True) -> np.ndarray:
+    """The 13 :data:`METRICS` of one frame (NaN = not applicable)."""
+    return score_frames([ref], [hyp], [utterance], [(slots, categorical)], fuzzy=fuzzy)[0]
+
+
+def score_frames(
+    refs: Sequence[Any],
+    hyps: Sequence[Any],
+    utterances: Sequence[str],
+    schemas: Sequence[tuple[Collection[str], Collection[str]]],
+    *,
+    fuzzy: bool = True,
+) -> np.ndarray:
+    """Per-frame metrics, shape ``(n_frames, 13)`` in :data:`METRICS` order, NaN = NA.
+
+    ``schemas[i] = (slots, categorical slots)`` of frame ``i``'s service (pass the same
+    objects for frames of one service: they are prepared once per object). A hypothesis
+    ``active_intent`` / ``requested_slots`` of None leaves that metric out for the frame.
+    """
+    rows = []
+    prepared: dict[int, _ServiceSlots] = {}
+    nan3 = (NAN, NAN, NAN)
+    for ref, hyp, utterance, schema in zip(refs, hyps, utterances, schemas, strict=True):
+        service = prepared.get(id(schema))
+        if service is None:
+            service = prepared[id(schema)] = _ServiceSlots(*schema)
+        intent = hyp.active_intent
+        intent_score = NAN if intent is None else float(intent == ref.active_intent)
+        requested = hyp.requested_slots
+        if requested is None:
+            requested_scores = nan3
+        elif not requested and not ref.requested_slots:
+            requested_scores = (1.0, 1.0, 1.0)
+        else:
+            requested_scores = f1_multiset(ref.requested_slots, requested)
+        if hyp.spans is None:
+            tagging_scores = nan3
+        elif not hyp.spans and not ref.spans:
+            tagging_scores = (1.0, 1.0, 1.0)
+        else:
+            noncat = service.noncategorical
+            tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
+                                         tagged_values(hyp.spans, utterance, noncat))
+        rows.append((intent_score, *requested_scores, *tagging_scores,
+                     *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
+    if not rows:
+        return np.empty((0, len(METRICS)))
+    return np.array(rows, dtype=float)
+
+
+def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,
+                n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-group means over frames, ignoring NaN.
+
+    ``(frame_index[j], group_index[j])`` says frame ``frame_index[j]`` belongs to group
+    ``group_index[j]`` (a pair listed twice counts twice, as in the official scorer).
+    Returns ``(means, counts)``, both ``(n_groups, n_metrics)``; means are NaN where the
+    count is 0.
+    """
+    n_metrics = values.shape[1]
+    means = np.full((n_groups, n_metrics), NAN)
+    counts = np.zeros((n_groups, n_metrics), dtype=np.int64)
+    member_values = values[frame_index]
+    for j in range(n_metrics):
+        column = member_values[:, j]
+        keep = ~np.isnan(column)
+        count = np.bincount(group_index[keep], minlength=n_groups)
+        total = np.bincount(group_index[keep], weights=column[keep], minlength=n_groups)
+        counts[:, j] = count
+        np.divide(total, count, out=means[:, j], where=count > 0)
+    return means, counts
+
+
+def turn_products(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,
+                  turn_of_frame: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Products over the frames of each (turn, group), ignoring NaN frames.
+
+    Returns ``(keys, products)`` with ``keys = turn * n_groups + group`` (sorted), one entry
+    per (turn, group) holding at least one non-NaN frame value.
+    """
+    member_values = values[frame_index]
+    keep = ~np.isnan(member_values)
+    keys = turn_of_frame[frame_index[keep]].astype(np.int64) * n_groups + group_index[keep]
+    order = np.argsort(keys, kind="stable")
+    keys, member_values = keys[order], member_values[keep][order]
+    if len(keys) == 0:
+        return keys, member_values
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.multiply.reduceat(member_values, starts)
+
+
+def turn_product_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,
+                       turn_of_frame: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """MultiWOZ-style joint accuracy per group: mean over turns of :func:`turn_products`.
+
+    ``JGA_G = mean_t prod_{f in t, f in G} JGA_f``. Returns ``(means, counts)`` per group.
+    """
+    keys, products = turn_products(values, frame_index, group_index, turn_of_frame, n_groups)
+    groups = keys % n_groups
+    counts = np.bincount(groups, minlength=n_groups)
+    totals = np.bincount(groups, weights=products, minlength=n_groups)
+    means = np.full(n_groups, NAN)
+    np.divide(totals, counts, out=means, where=counts > 0)
+    return means, counts

@@ -1,0 +1,215 @@
+"""BLEU tokenizers registered by name, sacrebleu style.
+
+A tokenizer maps one segment to its space-joined tokens (``__call__(text) -> str``) and
+names itself with ``signature()``, the ``tok:`` field of a BLEU signature. Registered names:
+
+====================  ====================================================  =====================
+name                  tokens                                                signature
+====================  ====================================================  =====================
+``none``              the text as is (split on whitespace by BLEU)          ``none``
+``13a``               sacrebleu's mteval-v13a tokenizer (English)           ``13a``
+``intl``              sacrebleu's mteval-v14 international tokenizer        ``intl``
+``zh``                sacrebleu's: one token per CJK character, other runs  ``zh``
+                      tokenised like ``13a`` (segmentation independent)
+``jieba``             ``jieba.lcut(text, HMM=True)``, whitespace tokens     ``jieba-<version>``
+                      dropped (word level; ConvLab-2 CrossWOZ NLG)
+``ja-mecab-ipadic``   MeCab + IPAdic driven by fugashi (``ipadic.MECAB_ARGS  ``ja-mecab-<mecab>-IPA``
+(alias ``ja-mecab``)  -Owakati``); tokens identical to sacrebleu ``ja-mecab``
+====================  ====================================================  =====================
+
+Never use ``13a`` on raw Chinese or Japanese: it does not split CJK runs, so BLEU is ~0.
+Heavy libraries (sacrebleu's tokenizer modules, jieba, fugashi) are imported on first use;
+each tokenizer object is a module-level singleton, so a MeCab tagger or a jieba dictionary is
+built once per process, and repeated segments are served from a per-tokenizer cache.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+from abc import ABC, abstractmethod
+from functools import lru_cache
+from importlib import import_module
+from pathlib import Path
+
+from ..errors import UsageError
+
+__all__ = [
+    "ALIASES",
+    "TOKENIZERS",
+    "JaMecabIpadicTokenizer",
+    "JiebaTokenizer",
+    "SacrebleuTokenizer",
+    "Tokenizer",
+    "get_tokenizer",
+]
+
+_CACHE_SIZE = 2**16
+IPADIC_SYS_DIC_SIZE = 392126
+"""Entries in the IPAdic system dictionary; sacrebleu's ``ja-mecab`` asserts the same size."""
+
+
+class Tokenizer(ABC):
+    """A named segment tokenizer; calling it returns the tokens joined by single spaces."""
+
+    name: str
+
+    def __call__(self, text: str) -> str:
+        return self._cached(text)
+
+    def __init__(self) -> None:
+        self._cached = lru_cache(maxsize=_CACHE_SIZE)(self._tokenize)
+
+    @abstractmethod
+    def _tokenize(self, text: str) -> str: ...
+
+    @abstractmethod
+    def signature(self) -> str:
+        """The ``tok:`` value of a BLEU signature (name plus version where it matters)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class SacrebleuTokenizer(Tokenizer):
+    """One of sacrebleu's own tokenizer classes, instantiated on first use."""
+
+    def __init__(self, name: str, module: str, class_name: str) -> None:
+        super().__init__()
+        self.name = name
+        self._module = module
+        self._class_name = class_name
+        self._impl = None
+
+    @property
+    def impl(self):
+        if self._impl is None:
+            cls = getattr(import_module(f"sacrebleu.tokenizers.{self._module}"), self._class_name)
+            self._impl = cls()
+        return self._impl
+
+    def __call__(self, text: str) -> str:  # sacrebleu's classes cache themselves
+        return self.impl(text)
+
+    def _tokenize(self, text: str) -> str:
+        return self.impl(text)
+
+    def signature(self) -> str:
+        return self.impl.signature()
+
+
+class JiebaTokenizer(Tokenizer):
+    """Chinese words by jieba (HMM on), whitespace tokens dropped.
+
+    Uses a private ``jieba.Tokenizer`` with the default dictionary, so words a caller adds to
+    jieba's global tokenizer cannot change scores.
+    """
+
+    name = "jieba"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._jieba = None
+        self._segmenter = None
+
+    def _load(self):
+        if self._segmenter is None:
+            jieba = import_module("jieba")
+            jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." on stderr
+            segmenter = jieba.Tokenizer()
+            segmenter.initialize()
+            self._jieba, self._segmenter = jieba, segmenter
+        return self._segmenter
+
+    def _tokenize(self, text: str) -> str:
+        words = self._load().lcut(text, HMM=True)
+        return " ".join(word for word in words if word.strip())
+
+    def signature(self) -> str:
+        self._load()
+        return f"jieba-{self._jieba.__version__}"
+
+
+def _mecab_version(fugashi_module) -> str:
+    """Version string of the MeCab library bundled with fugashi (``mecab_version()``)."""
+    package = Path(fugashi_module.__file__).parent
+    candidates = [
+        *sorted(package.parent.glob("fugashi.libs/*mecab*")),  # Linux wheels (auditwheel)
+        *sorted(package.glob(".dylibs/*mecab*")),  # macOS wheels (delocate)
+        *sorted(package.glob("*mecab*")),  # Windows wheels
+        *sorted(package.glob("fugashi*.so")),  # statically linked builds
+        *sorted(package.glob("fugashi*.pyd")),
+    ]
+    for path in candidates:
+        try:
+            function = ctypes.CDLL(str(path)).mecab_version
+        except (OSError, AttributeError):
+            continue
+        function.restype = ctypes.c_char_p
+        return function().decode("ascii")
+    return "unknown"
+
+
+class JaMecabIpadicTokenizer(Tokenizer):
+    """Japanese morphemes by MeCab with the IPAdic dictionary, through fugashi.
+
+    Same procedure as sacrebleu's ``ja-mecab`` (mecab-python3): strip the line, parse with
+    ``ipadic.MECAB_ARGS + " -Owakati"``, strip the output. The tagger is built once.
+    """
+
+    name = "ja-mecab-ipadic"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tagger = None
+        self._version = None
+
+    def _load(self):
+        if self._tagger is None:
+            try:
+                fugashi = import_module("fugashi")
+                ipadic = import_module("ipadic")
+            except ImportError as exc:
+                raise UsageError(
+                    f"tokenizer 'ja-mecab-ipadic' needs fugashi and ipadic ({exc})"
+                ) from exc
+            tagger = fugashi.GenericTagger(ipadic.MECAB_ARGS + " -Owakati")
+            info = tagger.dictionary_info
+            if len(info) != 1 or info[0]["size"] != IPADIC_SYS_DIC_SIZE:
+                raise UsageError(
+                    "tokenizer 'ja-mecab-ipadic' expects exactly the IPAdic system dictionary "
+                    f"({IPADIC_SYS_DIC_SIZE} entries), got {[d['size'] for d in info]}"
+                )
+            self._version = _mecab_version(fugashi)
+            self._tagger = tagger
+        return self._tagger
+
+    def _tokenize(self, text: str) -> str:
+        return self._load().parse(text.strip()).strip()
+
+    def signature(self) -> str:
+        self._load()
+        return f"ja-mecab-{self._version}-IPA"
+
+
+TOKENIZERS: dict[str, Tokenizer] = {
+    "none": SacrebleuTokenizer("none", "tokenizer_none", "NoneTokenizer"),
+    "13a": SacrebleuTokenizer("13a", "tokenizer_13a", "Tokenizer13a"),
+    "intl": SacrebleuTokenizer("intl", "tokenizer_intl", "TokenizerV14International"),
+    "zh": SacrebleuTokenizer("zh", "tokenizer_zh", "TokenizerZh"),
+    "jieba": JiebaTokenizer(),
+    "ja-mecab-ipadic": JaMecabIpadicTokenizer(),
+}
+"""Registered tokenizers by name; the objects load their libraries on first call."""
+
+ALIASES: dict[str, str] = {"ja-mecab": "ja-mecab-ipadic"}
+"""Other accepted names (sacrebleu's name for the same tokenisation)."""
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    """The registered tokenizer called ``name`` (or an alias); one shared object per name."""
+    try:
+        return TOKENIZERS[ALIASES.get(name, name)]
+    except (KeyError, TypeError):
+        known = ", ".join([*TOKENIZERS, *ALIASES])
+        raise UsageError(f"unknown BLEU tokenizer {name!r}; known: {known}") from None

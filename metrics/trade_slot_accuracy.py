@@ -1,0 +1,73 @@
+"""TRADE's "Turn Acc" exactly as its ``compute_acc`` counts errors (ConvLab-2 CrossWOZ TRADE).
+
+States are sets of ``"domain-slot-value"`` strings (G gold, P predicted). TRADE takes a
+string's slot as everything before its LAST ``-`` (``str.rsplit("-", 1)[0]``):
+
+.. math::
+
+    M_t = G_t \\setminus P_t,\\qquad
+    S_t = \\{\\mathrm{rsplit}(g)\\ :\\ g \\in M_t\\},\\qquad
+    W_t = \\{p \\in P_t \\setminus G_t\\ :\\ \\mathrm{rsplit}(p) \\notin S_t\\}
+
+    \\mathrm{acc}_t = \\frac{N - |M_t| - |W_t|}{N},\\qquad
+    \\mathrm{TurnAcc} = \\frac{1}{T}\\sum_t \\mathrm{acc}_t
+    = 1 - \\frac{\\sum_t (|M_t| + |W_t|)}{N\\,T}
+
+N is the size of the slot list. A wrong value is meant to count once (its predicted
+string's slot is in S_t), which makes this :class:`~dst_eval.metrics.slot_accuracy.
+SlotAccuracy` -- except when a value contains ``-`` (CrossWOZ ``50-100元``, ``1小时 -
+2小时``): the "slot" then includes part of the value, the wrong prediction is no longer
+recognised as the missed slot's, and it counts twice. The compatibility profile
+reproduces that; the strict profile's slot accuracy does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+import numpy as np
+
+from .base import Metric, ratio
+
+
+def trade_slot_errors(y_true: Sequence[Collection[str]],
+                      y_pred: Sequence[Collection[str]]) -> np.ndarray:
+    """Per-turn TRADE error count |M_t| + |W_t| from ``domain-slot-value`` string sets."""
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
+    errors = np.zeros(len(y_true))
+    for row, (gold_items, pred_items) in enumerate(zip(y_true, y_pred, strict=True)):
+        gold, pred = set(gold_items), set(pred_items)
+        missed = gold - pred
+        missed_slots = {g.rsplit("-", 1)[0] for g in missed}
+        wrong = sum(1 for p in pred - gold if p.rsplit("-", 1)[0] not in missed_slots)
+        errors[row] = len(missed) + wrong
+    return errors
+
+
+class TradeSlotAccuracy(Metric):
+    """TRADE "Turn Acc" from the per-turn ``trade_errors`` column (see the module docstring)."""
+
+    name = "trade_slot_accuracy"
+    columns = ("trade_errors", "turn")
+
+    def __init__(self, n_slots: int) -> None:
+        if n_slots <= 0:
+            raise ValueError("TRADE slot accuracy needs the corpus slot list (n_slots > 0)")
+        self.n_slots = n_slots
+
+    def from_sums(self, sums: Mapping[str, np.ndarray | float]) -> np.ndarray | float:
+        return 1.0 - ratio(sums["trade_errors"], np.asarray(sums["turn"]) * self.n_slots)
+
+
+def trade_slot_accuracy(y_true: Sequence[Collection[str]], y_pred: Sequence[Collection[str]],
+                        *, n_slots: int) -> float:
+    """Mean over turns of TRADE's ``compute_acc`` for string-set states.
+
+    >>> trade_slot_accuracy([{"餐馆-人均消费-50-100元"}], [{"餐馆-人均消费-100-150元"}], n_slots=26)
+    0.9230769230769231
+    """
+    if not len(y_true):
+        return float("nan")
+    errors = trade_slot_errors(y_true, y_pred)
+    return float(1.0 - errors.sum() / (n_slots * len(errors)))

@@ -1,0 +1,128 @@
+"""BLEU tokenizer registry: sacrebleu-identical tokens, versioned signatures, lazy heavy imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jieba
+import pytest
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+from dst_eval.errors import DstEvalError, UsageError
+from dst_eval.metrics.tokenizers import ALIASES, TOKENIZERS, get_tokenizer
+
+JA_EXPECTED = Path(__file__).parent / "data" / "ja_mecab_expected.json"
+
+MIXED_TEXTS = [
+    "I need a cheap hotel in the north, with free parking & wifi.",
+    "The train leaves at 09:15 and costs 10.10 pounds; reference is A1B2-C3.",
+    'She said "no" -- it\'s 3-4 stars, isn\'t it?',
+    "我想找一家北京的餐厅，价格在100元左右。",
+    "请帮我预订明天晚上7点的位子，3个人。",
+    "苏州的天气：晴，气温 25℃～30℃。",
+    "東京駅から札幌までのタクシーを予約したいです。",
+    "Ｗｉ－Ｆｉ和免费停车场都有吗？ Yes, both!",
+    "  leading and trailing spaces  ",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def ja_expected() -> dict:
+    return json.loads(JA_EXPECTED.read_text(encoding="utf-8"))
+
+
+def test_registry_names_and_aliases():
+    assert set(TOKENIZERS) == {"none", "13a", "intl", "zh", "jieba", "ja-mecab-ipadic"}
+    assert ALIASES == {"ja-mecab": "ja-mecab-ipadic"}
+    assert get_tokenizer("ja-mecab") is get_tokenizer("ja-mecab-ipadic")
+    for name, tokenizer in TOKENIZERS.items():
+        assert get_tokenizer(name) is tokenizer
+        assert tokenizer.name == name
+
+
+@pytest.mark.parametrize("name", ["13a ", "char", "ja-mecab-unidic", "", None])
+def test_unknown_tokenizer_is_one_line_usage_error(name):
+    with pytest.raises(UsageError) as info:
+        get_tokenizer(name)
+    assert isinstance(info.value, DstEvalError)
+    message = str(info.value)
+    assert "\n" not in message and "unknown BLEU tokenizer" in message and "ja-mecab" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "sacrebleu_class"),
+    [("13a", Tokenizer13a), ("zh", TokenizerZh), ("intl", TokenizerV14International)],
+)
+def test_sacrebleu_tokenizers_are_sacrebleus(name, sacrebleu_class):
+    ours, theirs = get_tokenizer(name), sacrebleu_class()
+    assert ours.signature() == theirs.signature() == name
+    for text in MIXED_TEXTS:
+        assert ours(text) == theirs(text)
+
+
+def test_none_tokenizer_keeps_text():
+    assert get_tokenizer("none")("a  b c ") == "a  b c "
+    assert get_tokenizer("none").signature() == "none"
+
+
+def test_zh_is_character_level_13a_is_not():
+    text = "我想找一家北京的餐厅，价格在100元左右。"
+    assert get_tokenizer("zh")(text) == "我 想 找 一 家 北 京 的 餐 厅 ， 价 格 在 100 元 左 右 。"
+    assert get_tokenizer("13a")(text) == "我想找一家北京的餐厅，价格在100元左右。"
+
+
+def test_jieba_words_without_whitespace_tokens():
+    tokenizer = get_tokenizer("jieba")
+    assert tokenizer.signature() == f"jieba-{jieba.__version__}"
+    assert tokenizer("我想找一家 北京的餐厅，价格在100元左右。\r\n谢谢") == (
+        "我 想 找 一家 北京 的 餐厅 ， 价格 在 100 元 左右 。 谢谢"
+    )
+    assert tokenizer("  \t\u3000 ") == ""
+    for text in MIXED_TEXTS:  # same words as jieba.lcut with HMM, minus whitespace tokens
+        expected = [w for w in jieba.lcut(text, HMM=True) if w.strip()]
+        assert tokenizer(text).split() == expected
+
+
+def test_ja_mecab_matches_sacrebleu_stored_tokens(ja_expected):
+    sentences = ja_expected["sentences"]
+    assert len(sentences) >= 200
+    tokenizer = get_tokenizer("ja-mecab-ipadic")
+    mismatches = [
+        (item["text"], item["tokens"], tokenizer(item["text"]))
+        for item in sentences
+        if tokenizer(item["text"]) != item["tokens"]
+    ]
+    assert mismatches == []
+    assert tokenizer.signature() == ja_expected["tokenizer_signature"] == "ja-mecab-0.996-IPA"
+
+
+def test_ja_mecab_stored_data_covers_hard_cases(ja_expected):
+    texts = [item["text"] for item in ja_expected["sentences"]]
+    joined = "".join(texts)
+    for needle in ("０", "ｶ", "\u3000", "\t", "℃", "〒", "¥", "￥", "Wi-Fi", "03-", "😊"):
+        assert needle in joined
+    assert "" in texts and any(t != t.strip() for t in texts)
+
+
+def test_ja_mecab_tagger_built_once():
+    tokenizer = get_tokenizer("ja-mecab")
+    tokenizer("一回目の呼び出しです。")
+    tagger = tokenizer._tagger
+    for i in range(50):
+        tokenizer(f"{i}番目の文をトークン化します。")
+    assert tokenizer._tagger is tagger is get_tokenizer("ja-mecab-ipadic")._tagger
+
+
+def test_heavy_libraries_load_lazily():
+    code = (
+        "import sys; import dst_eval.metrics.tokenizers, dst_eval.metrics.bleu; "
+        "print(sorted(m for m in ('jieba', 'fugashi', 'ipadic') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

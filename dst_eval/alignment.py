@@ -2,17 +2,44 @@
 
 The result pairs every gold turn with its predicted turn (or None when missing),
 in gold order. Missing dialogues and turns are reported and, by default, scored as
-wrong (an empty prediction); extra dialogues and turns are reported and ignored.
+wrong (an empty prediction); extra dialogues and turns are reported and ignored. A
+JSONL gap (an all-``None`` :class:`PredTurn`) counts as a missing turn.
+
+Predicted states are checked against the gold:
+
+* ``unknown_domain`` / ``unknown_slot``: a slot key whose domain, or whose slot, the
+  gold does not have. The known slots are the union of ``GoldSet.slots``, every
+  schema slot (``GoldSet.schema``) and every key of a gold state; when that union is
+  empty nothing is checked. Unknown slots stay in the prediction (each profile
+  decides how to score them).
+* slot keys that match a known key only case-insensitively (SGD service names such as
+  ``hotels_4`` vs ``Hotels_4``) are re-spelled as the gold spells them in the aligned
+  pairs (state, requested slots, intents); nothing is reported for that.
+* ``non_string_value`` / ``hedged_value``: a value that is not a string, a list of
+  values, or a ``|``-joined string (``north|centre``): a prediction is ONE value,
+  label variants live on the gold side only. The reader already reports these for
+  the files it reads; this check covers prediction sets built otherwise and is not
+  repeated where the reader reported the same slot of the same turn.
+
+``Alignment.issue_details`` holds every instance (one Issue per turn and slot);
+``Alignment.issues`` groups repeated ones so a report stays readable: one Issue per
+unknown slot or domain (``unknown slot hotel-foo in 37 turns, first at dialogue X
+turn 2``) and per other kind, carrying the count and the first place in its message.
 ``strict=True`` turns every problem into a :class:`PredictionError` (exit 3).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from .errors import PredictionError
-from .gold import GoldSet, GoldTurn, dialogue_key
+from .gold import GoldSet, GoldTurn, dialogue_key, split_slot_key
 from .predictions import Issue, PredictionSet, PredTurn
+
+_GAP = PredTurn()
+_VALUE_KINDS = ("hedged_value", "non_string_value")
 
 
 @dataclass
@@ -22,10 +49,13 @@ class Alignment:
     pairs: list[tuple[GoldTurn, PredTurn | None]]
     """Every gold turn in gold order with its prediction, None if missing."""
     issues: list[Issue] = field(default_factory=list)
+    """Problems for reports, repeated ones grouped (count and first place in the message)."""
     missing_dialogues: list[str] = field(default_factory=list)
     extra_dialogues: list[str] = field(default_factory=list)
     n_missing_turns: int = 0
     n_extra_turns: int = 0
+    issue_details: list[Issue] = field(default_factory=list)
+    """Every problem instance, one Issue per dialogue/turn (and slot)."""
 
     @property
     def n_turns(self) -> int:
@@ -55,13 +85,205 @@ class Alignment:
         }
 
 
+# --------------------------------------------------------------------------- known slots
+
+
+def known_slot_keys(gold: GoldSet) -> set[str]:
+    """Slot keys the gold knows: ``GoldSet.slots`` ∪ schema slots ∪ every gold state key."""
+    keys = set(gold.slots)
+    for name, service in gold.schema.items():
+        service_name = service.name or name
+        prefix = service_name.lower() + "-"
+        for slot in service.slots:
+            keys.add(slot if slot.lower().startswith(prefix) else f"{service_name}-{slot}")
+    for dialogue in gold:
+        for turn in dialogue.turns:
+            keys.update(turn.state)
+    return keys
+
+
+class _SlotChecker:
+    """Decides, once per distinct predicted key, whether the gold knows it and how it spells it."""
+
+    def __init__(self, gold: GoldSet) -> None:
+        known = known_slot_keys(gold)
+        self.active = bool(known)
+        self.known = known
+        self.by_lower: dict[str, str] = {}
+        for key in sorted(known):
+            self.by_lower.setdefault(key.lower(), key)
+        domains = {split_slot_key(k)[0] for k in known}
+        domains.update(s.name or n for n, s in gold.schema.items())
+        self.domains_by_lower: dict[str, str] = {}
+        for domain in sorted(domains):
+            self.domains_by_lower.setdefault(domain.lower(), domain)
+        self._decided: dict[str, tuple[str, str | None]] = {}
+
+    def decide(self, key: str) -> tuple[str, str | None]:
+        """``(gold spelling of key, None)`` or ``(key, "unknown_slot"/"unknown_domain")``."""
+        decided = self._decided.get(key)
+        if decided is None:
+            if key in self.known:
+                decided = (key, None)
+            elif key.lower() in self.by_lower:
+                decided = (self.by_lower[key.lower()], None)
+            elif split_slot_key(key)[0].lower() in self.domains_by_lower:
+                decided = (key, "unknown_slot")
+            else:
+                decided = (key, "unknown_domain")
+            self._decided[key] = decided
+        return decided
+
+    def domain(self, domain: str) -> str:
+        return self.domains_by_lower.get(domain.lower(), domain)
+
+
+def _respelled(turn: PredTurn, checker: _SlotChecker) -> PredTurn:
+    """``turn`` with keys that differ from the gold's only by case spelled as the gold does."""
+    changes: dict = {}
+    if turn.state and any(checker.decide(k)[0] != k for k in turn.state):
+        state: dict[str, object] = {}
+        for key, value in turn.state.items():
+            spelled = checker.decide(key)[0]
+            if spelled not in state or key == spelled:
+                state[spelled] = value
+        changes["state"] = MappingProxyType(state)
+    if turn.requested_slots and any(checker.decide(k)[0] != k for k in turn.requested_slots):
+        changes["requested_slots"] = frozenset(checker.decide(k)[0]
+                                               for k in turn.requested_slots)
+    if turn.active_intents and any(checker.domain(d) != d for d in turn.active_intents):
+        changes["active_intents"] = MappingProxyType(
+            {checker.domain(d): i for d, i in turn.active_intents.items()})
+    return replace(turn, **changes) if changes else turn
+
+
+# --------------------------------------------------------------------------- value checks
+
+
+def _value_problem(value: object) -> tuple[str, str] | None:
+    if type(value) is str:
+        if "|" in value:
+            return "hedged_value", (f"value {value[:60]!r} holds '|'-joined alternatives; it is "
+                                    "scored as ONE value")
+        return None
+    if isinstance(value, list | tuple):
+        return "hedged_value", (f"{len(value)} values {value!r:.60}; a prediction is one "
+                                "value")
+    return "non_string_value", f"value {value!r:.60} is not a string"
+
+
+def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | None, str]]:
+    """``(dialogue, turn, "slot <key>")`` of the value problems the reader already reported."""
+    return {(i.dialogue, i.turn, i.message.partition(":")[0])
+            for i in issues if i.kind in _VALUE_KINDS}
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+class _Group:
+    __slots__ = ("kind", "label", "first", "count", "turns", "dialogues", "severity", "keys")
+
+    def __init__(self, kind: str, label: str, first: Issue) -> None:
+        self.kind, self.label, self.first = kind, label, first
+        self.count = 0
+        self.turns: set[tuple[str | None, int | None]] = set()
+        self.dialogues: set[str | None] = set()
+        self.severity = "warning"
+        self.keys: set[str] = set()
+
+    def add(self, issue: Issue, key: str | None) -> None:
+        self.count += 1
+        self.turns.add((issue.dialogue, issue.turn))
+        self.dialogues.add(issue.dialogue)
+        if issue.severity == "error":
+            self.severity = "error"
+        if key is not None:
+            self.keys.add(key)
+
+    def where(self) -> str:
+        first = self.first
+        place = f"dialogue {first.dialogue}" if first.dialogue is not None else "the file"
+        return place + (f" turn {first.turn}" if first.turn is not None else "")
+
+    def issue(self) -> Issue:
+        first = self.first
+        if self.count == 1:
+            return replace(first, severity=self.severity)
+        n_turns, n_dialogues = len(self.turns), len(self.dialogues)
+        if self.kind in ("unknown_slot", "unknown_domain"):
+            what = "slot" if self.kind == "unknown_slot" else "domain"
+            extra = ""
+            if self.kind == "unknown_domain":
+                shown = sorted(self.keys)
+                extra = f" (slots {', '.join(shown[:5])}{', ...' if len(shown) > 5 else ''})"
+            message = (f"unknown {what} {self.label}{extra} in {n_turns} turns of "
+                       f"{n_dialogues} dialogues, first at {self.where()}")
+        else:
+            message = (f"{self.kind.replace('_', ' ')}: {self.count} times in {n_turns} turns "
+                       f"of {n_dialogues} dialogues, first at {self.where()}: {first.message}")
+        return Issue(self.kind, message, file=first.file, dialogue=first.dialogue,
+                     turn=first.turn, severity=self.severity)
+
+
+def group_issues(issues: Iterable[Issue], labels: dict[int, tuple[str, str]] | None = None
+                 ) -> list[Issue]:
+    """One Issue per kind (and per label where ``labels[id(issue)] = (label, key)`` gives one).
+
+    A kind that occurs once is kept as it is; repeated ones become one Issue with the count
+    and the first place, in order of first appearance.
+    """
+    labels = labels or {}
+    groups: dict[tuple[str, str], _Group] = {}
+    for issue in issues:
+        label, key = labels.get(id(issue), ("", None))
+        group = groups.get((issue.kind, label))
+        if group is None:
+            group = groups[(issue.kind, label)] = _Group(issue.kind, label, issue)
+        group.add(issue, key)
+    return [group.issue() for group in groups.values()]
+
+
+# --------------------------------------------------------------------------- align
+
+
 def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) -> Alignment:
-    """Pair gold turns with predicted turns; report missing/extra dialogues and turns."""
+    """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
+    unknown slots, domains and malformed values (grouped in ``issues``, every instance in
+    ``issue_details``)."""
     source = predictions.source
-    issues: list[Issue] = list(predictions.issues)
+    severity = "error" if strict else "warning"
+    details: list[Issue] = list(predictions.issues)
+    labels: dict[int, tuple[str, str]] = {}
+    reported = _reported_values(predictions.issues)
+    checker = _SlotChecker(gold)
     pairs: list[tuple[GoldTurn, PredTurn | None]] = []
     missing: list[str] = []
     n_missing_turns = n_extra_turns = 0
+
+    def check_turn(pred: PredTurn, pred_id: str, gold_id: str, index: int) -> PredTurn:
+        respell = False
+        for key, value in (pred.state or {}).items():
+            if type(value) is not str or "|" in value:
+                problem = _value_problem(value)
+                if problem and (pred_id, index, f"slot {key}") not in reported:
+                    details.append(Issue(problem[0], f"slot {key}: {problem[1]}", file=source,
+                                         dialogue=gold_id, turn=index, severity=severity))
+            if checker.active:
+                spelled, kind = checker.decide(key)
+                if kind is not None:
+                    label = key if kind == "unknown_slot" else split_slot_key(key)[0]
+                    issue = Issue(kind, f"unknown {kind[8:]} {label}: {key} is not a slot of "
+                                  "the gold data", file=source, dialogue=gold_id, turn=index,
+                                  severity=severity)
+                    details.append(issue)
+                    labels[id(issue)] = (label, key)
+                elif spelled != key:
+                    respell = True
+        if checker.active and (respell or pred.requested_slots or pred.active_intents):
+            return _respelled(pred, checker)
+        return pred
+
     for dialogue in gold:
         pred_turns = predictions.get(dialogue.dialogue_id)
         if pred_turns is None:
@@ -69,43 +291,54 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
             n_missing_turns += len(dialogue.turns)
             pairs.extend((turn, None) for turn in dialogue.turns)
             continue
+        pred_id = predictions._by_key[dialogue_key(dialogue.dialogue_id)]
         n_gold, n_pred = len(dialogue.turns), len(pred_turns)
         if n_gold != n_pred:
-            issues.append(Issue(
+            details.append(Issue(
                 "turn_count_mismatch",
                 f"{n_pred} predicted turns for {n_gold} gold turns"
                 + (f"; turns {n_pred}..{n_gold - 1} are missing" if n_pred < n_gold
                    else f"; turns {n_gold}..{n_pred - 1} are extra and ignored"),
                 file=source, dialogue=dialogue.dialogue_id,
-                turn=min(n_gold, n_pred), severity="error" if strict else "warning",
+                turn=min(n_gold, n_pred), severity=severity,
             ))
             n_missing_turns += max(0, n_gold - n_pred)
             n_extra_turns += max(0, n_pred - n_gold)
         for i, turn in enumerate(dialogue.turns):
-            pairs.append((turn, pred_turns[i] if i < n_pred else None))
+            pred = pred_turns[i] if i < n_pred else None
+            if pred is not None and (pred is _GAP or pred == _GAP):
+                pred = None
+                n_missing_turns += 1
+            if pred is not None:
+                pred = check_turn(pred, pred_id, dialogue.dialogue_id, i)
+            pairs.append((turn, pred))
 
     gold_keys = {dialogue_key(d.dialogue_id) for d in gold}
     extra = sorted(d for d in predictions.dialogues if dialogue_key(d) not in gold_keys)
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        issues.append(Issue(
+        details.append(Issue(
             "missing_dialogues",
             f"{len(missing)} of {len(gold)} gold dialogues have no prediction and are "
             f"scored as wrong: {shown}",
-            file=source, severity="error" if strict else "warning",
+            file=source, severity=severity,
         ))
     if extra:
         shown = ", ".join(extra[:5]) + (", ..." if len(extra) > 5 else "")
-        issues.append(Issue(
+        details.append(Issue(
             "extra_dialogues",
             f"{len(extra)} predicted dialogues are not in the gold data and are ignored: {shown}",
-            file=source, dialogue=extra[0], severity="error" if strict else "warning",
+            file=source, dialogue=extra[0], severity=severity,
         ))
-    result = Alignment(gold, predictions, pairs, issues, missing, extra,
-                       n_missing_turns, n_extra_turns)
-    if strict and issues:
-        first = issues[0]
-        more = f" (and {len(issues) - 1} more problems)" if len(issues) > 1 else ""
+    grouped = group_issues(details, labels)
+    result = Alignment(gold, predictions, pairs, grouped, missing, extra,
+                       n_missing_turns, n_extra_turns, details)
+    if strict and grouped:
+        first = grouped[0]
+        more = ""
+        if len(details) > 1:
+            more = (f" (and {len(grouped) - 1} more kinds of problem, {len(details)} problems "
+                    "in all)" if len(grouped) > 1 else f" ({len(details)} problems in all)")
         raise PredictionError(first.message + more, file=first.file or source,
                               dialogue=first.dialogue, turn=first.turn)
     return result

@@ -107,4 +107,6 @@ def evaluate(
         per_turn=result.per_turn,
         gold_source=gold_set.source,
         predictions_source=prediction_set.source,
+        table=result.table,
+        metric_objects=result.metric_objects,
     )

@@ -40,6 +40,10 @@ class Report:
     predictions_source: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     """Further result sections (e.g. response metrics) keyed by name."""
+    table: Any = None
+    """The per-turn :class:`~dst_eval.metrics.base.TurnTable` behind ``scores`` (if any)."""
+    metric_objects: list[Any] = field(default_factory=list)
+    """The :class:`~dst_eval.metrics.base.Metric` objects behind ``scores``."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -111,12 +115,13 @@ class Report:
         """Print a rich table (the CLI's default output)."""
         from rich.table import Table
 
-        table = Table(title="dst-eval", caption=self.signature.format(), show_lines=False)
+        table = Table(title="dst-eval", show_lines=False)
         table.add_column("metric")
         table.add_column("score", justify="right")
         for name, value in self.rows():
             table.add_row(name, value)
         console.print(table)
+        console.print(f"signature: {self.signature}", highlight=False, soft_wrap=True)
         if self.groups:
             keys = _group_keys(self.groups)
             breakdown = Table(title="breakdown")

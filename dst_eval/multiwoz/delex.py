@@ -132,8 +132,9 @@ def _spans(spans: Any, *, file: str | None, dialogue: str, turn: int) -> list[tu
     for span in spans:
         if (not isinstance(span, list | tuple) or len(span) != 5
                 or not all(isinstance(i, int) and not isinstance(i, bool) for i in span[3:])):
-            raise GoldDataError(f"malformed span {span!r} (expected [act, slot, value, start, end])",
-                                file=file, dialogue=dialogue, turn=turn)
+            raise GoldDataError(
+                f"malformed span {span!r} (expected [act, slot, value, start, end])",
+                file=file, dialogue=dialogue, turn=turn)
         out.append(tuple(span))
     return sorted(out, key=lambda s: s[3])
 

@@ -63,7 +63,8 @@ def load_multiwoz21(path: str | Path, *, ids: Iterable[str] | None = None) -> di
     ``{dialogue key: dialogue}``; ``ids`` (e.g. the lines of ``testListFile``) restricts it."""
     data = read_json(path, error=GoldDataError)
     if not isinstance(data, dict):
-        raise GoldDataError("expected a MultiWOZ 2.1 object {dialogue id: dialogue}", file=str(path))
+        raise GoldDataError("expected a MultiWOZ 2.1 object {dialogue id: dialogue}",
+                            file=str(path))
     wanted = None if ids is None else {dialogue_key(i) for i in ids if str(i).strip()}
     out: dict[str, dict] = {}
     for raw_id, dialogue in data.items():

@@ -49,6 +49,11 @@ class ProfileResult:
     """Per-turn columns (equal-length lists/arrays): ``dialogue_id``, ``turn_index``, stats."""
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    table: Any = None
+    """The :class:`~dst_eval.metrics.base.TurnTable` the scores were computed from, when the
+    profile's metrics are sums of per-turn statistics (bootstrap and significance use it)."""
+    metric_objects: list[Any] = field(default_factory=list)
+    """The :class:`~dst_eval.metrics.base.Metric` objects behind ``scores`` (same names)."""
 
 
 ProfileFn = Callable[..., ProfileResult]

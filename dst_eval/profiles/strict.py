@@ -174,4 +174,6 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
         notes=notes,
         counts={"turns": len(turns), "dialogues": len({t.dialogue_id for t in turns}),
                 "slots_in_list": n_slots},
+        table=table,
+        metric_objects=metrics,
     )

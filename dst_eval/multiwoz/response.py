@@ -1,0 +1,510 @@
+"""MultiWOZ response-generation scoring: Inform, Success, BLEU, richness, Combined (mwzeval).
+
+Entry points
+------------
+``load_response_gold(data, db_dir, *, ids=None, references=None, gold_states=None)``
+    -> :class:`ResponseGold` from a MultiWOZ 2.1 ``data.json`` / split file / ``.zip``
+    (goals, booked domains, references and gold states derived as documented in
+    :mod:`.goals` and :mod:`.delex`) and a ``db/`` folder. ``references`` / ``gold_states``
+    optionally name mwzeval-format files (``{dialogue id: [normalised text | state]}``,
+    e.g. ``approx_references_mwz21_test.json``) that replace the derived ones; they are
+    used as they are (mwzeval stores them already normalised).
+
+``score_responses(gold, predictions, *, compat, missing="wrong", file=None)`` -> dict.
+    ``predictions`` = mwzeval's input ``{dialogue_id: [turn, ...]}``, one turn per
+    **system** turn: ``response`` (delexicalised text), optional ``state``
+    (``{domain: {slot: value}}``), optional ``active_domains`` (list of domains). Ids match
+    case-insensitively, with or without ``.json``. Read only: nothing is mutated.
+
+Settings
+--------
+* States: when no turn carries ``state`` the gold states are used ("policy optimisation"
+  setting, ``result["setting"]``). ``compat=True`` copies mwzeval: if *any* turn lacks
+  ``state``, gold states are used for every turn; likewise a missing ``active_domains``
+  anywhere makes every turn's domains estimated (:mod:`.domains`). ``compat=False``
+  (strict): a turn without ``state`` in an end-to-end file has the empty state, a turn
+  without ``active_domains`` gets the estimate; both are reported.
+* ``missing="skip"`` (mwzeval): absent dialogues are not scored, a dialogue with fewer
+  turns is scored on the turns present (Inform/Success pair turns by ``zip``).
+  ``missing="wrong"``: an absent dialogue fails Inform and Success in every goal domain and
+  each absent turn is scored as an empty response (BLEU hypothesis ``''``; the state is the
+  gold one in the policy setting, else empty). Richness always covers the responses given.
+* Turns beyond the gold dialogue length and unknown dialogue ids are reported and ignored
+  (mwzeval raises IndexError / KeyError).
+* Bad responses: a missing, ``null`` or non-string ``response`` is reported and scored as
+  ``''``; empty responses are scored as they are and counted; placeholders with an unknown
+  name (``[hotel]``) are deleted as mwzeval does, and reported with their names. Malformed
+  ``state`` parts (non-object domain, non-string value) are dropped and reported.
+  Structural errors (top level not an object, a dialogue not a list, a turn not an
+  object) raise :class:`PredictionError`.
+
+Metrics (percent): Inform and Success per goal domain and ``total`` (:mod:`metrics.
+inform_success`), BLEU = sacrebleu corpus BLEU (13a, exp smoothing) of the normalised
+responses against the references, richness (:mod:`metrics.richness`) of the normalised
+responses, ``combined = 0.5 · (inform + success) + bleu``.
+
+Result
+------
+``{"setting", "state_source", "domain_source", "inform", "success", "bleu", "combined"``
+(unrounded), ``"inform_by_domain", "success_by_domain", "richness", "counts",
+"problems"`` (``{kind: {"count", "examples"}}``), ``"per_dialogue"`` (``[{"dialogue_id",
+"inform", "success"}]`` for the bootstrap), ``"bleu_stats"`` (per-turn
+:class:`~dst_eval.metrics.bleu.BleuStats`), ``"official"`` (mwzeval's own output:
+``{"bleu": {"mwz22": ...}, "success": {"inform": {"total": ..., "<domain>": ...},
+"success": {...}}, "richness": {...}}`` with rates ``round(·, 1)``)``}``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import GoldDataError, PredictionError, UsageError
+from ..gold import dialogue_key
+from ..jsonio import read_json
+from ..metrics.bleu import BleuStats, corpus_bleu_from_stats
+from ..metrics.inform_success import (
+    DialogueOutcome,
+    GoalDomain,
+    dialogue_inform_success,
+    inform_success_rates,
+)
+from ..metrics.richness import lexdiv_tokenize, richness
+from ..metrics.tokenizers import get_tokenizer
+from ..mwzeval_rules import normalize_state
+from .database import MultiwozDatabase
+from .delex import normalize_response, references_from_mwz21
+from .domains import estimate_active_domains
+from .goals import Goal, booked_domains, derive_goal, goal_domains, load_multiwoz21
+from .goals import gold_states as gold_states_from_metadata
+
+MISSING_POLICIES = ("wrong", "skip")
+MAX_EXAMPLES = 5
+
+State = dict[str, dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ResponseGold:
+    """Everything response scoring compares against, keyed by dialogue key."""
+
+    goals: Mapping[str, Goal]
+    """mwzeval goals (``goals.json`` shape)."""
+    booked: Mapping[str, Sequence[Sequence[str]]]
+    """Per system turn, the domains booked so far."""
+    references: Mapping[str, Sequence[str]]
+    """Normalised reference response per system turn."""
+    states: Mapping[str, Sequence[Mapping[str, Mapping[str, str]]]]
+    """Normalised gold state per system turn (policy-optimisation setting)."""
+    database: MultiwozDatabase
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """Where references and gold states come from (for the report)."""
+    _goal_domains: Mapping[str, Mapping[str, GoalDomain]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for key in self.goals:
+            n_turns = len(self.booked[key])
+            if len(self.references[key]) != n_turns or len(self.states[key]) != n_turns:
+                raise GoldDataError("references, gold states and booked domains disagree on "
+                                    "the number of system turns", dialogue=key)
+        object.__setattr__(self, "_goal_domains",
+                           {k: goal_domains(g) for k, g in self.goals.items()})
+
+    @property
+    def dialogue_ids(self) -> tuple[str, ...]:
+        return tuple(self.goals)
+
+    def n_turns(self, key: str) -> int:
+        return len(self.booked[key])
+
+    def goal_domains(self, key: str) -> Mapping[str, GoalDomain]:
+        return self._goal_domains[key]
+
+
+def _turn_lists(path: str | Path, keys: Mapping[str, int], what: str) -> dict[str, list]:
+    data = read_json(path, error=GoldDataError)
+    if not isinstance(data, dict):
+        raise GoldDataError(f"expected an mwzeval {what} file {{dialogue id: [...]}}",
+                            file=str(path))
+    out = {dialogue_key(k): v for k, v in data.items()}
+    for key, n_turns in keys.items():
+        turns = out.get(key)
+        if not isinstance(turns, list):
+            raise GoldDataError(f"no {what} for this dialogue", file=str(path), dialogue=key)
+        if len(turns) != n_turns:
+            raise GoldDataError(f"{len(turns)} {what} for {n_turns} system turns",
+                                file=str(path), dialogue=key)
+    return {key: out[key] for key in keys}
+
+
+def load_response_gold(
+    data: str | Path,
+    db_dir: str | Path,
+    *,
+    ids: Iterable[str] | None = None,
+    references: str | Path | None = None,
+    gold_states: str | Path | None = None,
+) -> ResponseGold:
+    """Build :class:`ResponseGold` from MultiWOZ 2.1 data (see the module docstring)."""
+    dialogues = load_multiwoz21(data, ids=ids)
+    file = str(data)
+    goals = {k: derive_goal(d["goal"], file=file, dialogue=k) for k, d in dialogues.items()}
+    booked = {k: booked_domains(d, file=file, dialogue_id=k) for k, d in dialogues.items()}
+    n_turns = {k: len(v) for k, v in booked.items()}
+    sources = {}
+    if references is None:
+        refs = references_from_mwz21(dialogues, file=file)
+        sources["references"] = f"{Path(data).name}: 2.1 span_info"
+    else:
+        refs = _turn_lists(references, n_turns, "references")
+        for key, turns in refs.items():
+            if not all(isinstance(t, str) for t in turns):
+                raise GoldDataError("references must be strings", file=str(references),
+                                    dialogue=key)
+        sources["references"] = str(references)
+    if gold_states is None:
+        states = {k: gold_states_from_metadata(d, file=file, dialogue_id=k)
+                  for k, d in dialogues.items()}
+        sources["gold_states"] = f"{Path(data).name}: 2.1 metadata"
+    else:
+        states = _turn_lists(gold_states, n_turns, "gold states")
+        for key, turns in states.items():
+            for index, state in enumerate(turns):
+                _check_gold_state(state, file=str(gold_states), dialogue=key, turn=index)
+        sources["gold_states"] = str(gold_states)
+    return ResponseGold(goals, booked, refs, states, MultiwozDatabase.load(db_dir), sources)
+
+
+def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> None:
+    ok = isinstance(state, dict) and all(
+        isinstance(slots, dict) and all(isinstance(v, str) for v in slots.values())
+        for slots in state.values()
+    )
+    if not ok:
+        raise GoldDataError("a gold state must be {domain: {slot: string}}", file=file,
+                            dialogue=dialogue, turn=turn)
+
+
+# ---------------------------------------------------------------------------------------------
+# Problems
+# ---------------------------------------------------------------------------------------------
+
+
+class _Problems:
+    """Counts and a few examples of every kind of input problem."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.examples: dict[str, list[str]] = {}
+
+    def add(self, kind: str, where: str, detail: str = "", count: int = 1) -> None:
+        self.counts[kind] += count
+        examples = self.examples.setdefault(kind, [])
+        if len(examples) < MAX_EXAMPLES:
+            examples.append(f"{where}: {detail}" if detail else where)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return {k: {"count": n, "examples": self.examples[k]} for k, n in self.counts.items()}
+
+
+def _where(dialogue: str, turn: int | None = None) -> str:
+    return f"dialogue {dialogue}" + ("" if turn is None else f" turn {turn}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one prediction turn
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Turn:
+    response: str
+    """Normalised response."""
+    state: State | None
+    """Normalised predicted state, None when the turn has no ``state``."""
+    active: list[str] | None
+    """Given active domains, None when absent or unusable."""
+
+
+def _read_response(turn: Mapping[str, Any], where: str, problems: _Problems) -> str:
+    if "response" not in turn:
+        problems.add("response_missing", where, "no 'response'; scored as ''")
+        return ""
+    raw = turn["response"]
+    if not isinstance(raw, str):
+        kind = "response_null" if raw is None else "response_not_string"
+        problems.add(kind, where, f"response is {type(raw).__name__}; scored as ''")
+        return ""
+    if not raw.strip():
+        problems.add("response_empty", where)
+    text, unknown = normalize_response(raw)
+    if unknown:
+        problems.add("unknown_placeholder", where,
+                     "deleted " + ", ".join(f"[{u}]" for u in unknown), count=len(unknown))
+    return text
+
+
+def _read_state(raw: Any, where: str, problems: _Problems) -> State:
+    if not isinstance(raw, dict):
+        problems.add("bad_state", where, f"state is {type(raw).__name__}, not an object; "
+                     "used as empty")
+        return {}
+    clean: dict[str, dict[str, str]] = {}
+    for domain, slots in raw.items():
+        if not isinstance(slots, dict):
+            problems.add("bad_state", where, f"domain {domain!r} is not an object; dropped")
+            continue
+        kept = {}
+        for slot, value in slots.items():
+            if isinstance(value, str):
+                kept[slot] = value
+            else:
+                problems.add("bad_state", where,
+                             f"{domain}-{slot} is {type(value).__name__}; dropped")
+        clean[domain] = kept
+    return normalize_state(clean)
+
+
+def _read_active(raw: Any, where: str, problems: _Problems) -> list[str] | None:
+    if isinstance(raw, list) and all(isinstance(d, str) for d in raw):
+        return list(raw)
+    problems.add("bad_active_domains", where, "active_domains must be a list of strings; "
+                 "estimated instead")
+    return None
+
+
+def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
+                   problems: _Problems) -> tuple[list[_Turn], bool, bool]:
+    """Turns within the gold length, and whether *all* turns (extra ones included) have
+    ``state`` / ``active_domains`` (mwzeval looks at every input turn)."""
+    if not isinstance(turns, list):
+        raise PredictionError("a dialogue must be a list of system turns", file=file,
+                              dialogue=key)
+    if len(turns) > n_gold:
+        problems.add("extra_turns", _where(key), f"{len(turns)} turns for {n_gold} system turns; "
+                     "the extra ones are ignored", count=len(turns) - n_gold)
+    if len(turns) < n_gold:
+        problems.add("missing_turns", _where(key), f"{len(turns)} of {n_gold} turns",
+                     count=n_gold - len(turns))
+    all_states = all_active = True
+    read: list[_Turn] = []
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, dict):
+            raise PredictionError("a turn must be an object with a 'response'", file=file,
+                                  dialogue=key, turn=index)
+        all_states &= "state" in turn
+        all_active &= "active_domains" in turn
+        if index >= n_gold:
+            continue
+        where = _where(key, index)
+        state = _read_state(turn["state"], where, problems) if "state" in turn else None
+        active = (_read_active(turn["active_domains"], where, problems)
+                  if "active_domains" in turn else None)
+        read.append(_Turn(_read_response(turn, where, problems), state, active))
+    return read, all_states, all_active
+
+
+# ---------------------------------------------------------------------------------------------
+# BLEU
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1 << 17)
+def _ngram_counts(text: str) -> tuple[int, tuple[Counter, ...]]:
+    """sacrebleu 13a tokens of ``text.rstrip()`` -> (length, n-gram Counters of order 1..4)."""
+    tokens = get_tokenizer("13a")(text.rstrip()).split()
+    counts = tuple(
+        Counter(zip(*(tokens[k:] for k in range(n)), strict=False)) for n in range(1, 5)
+    )
+    return len(tokens), counts
+
+
+def bleu_statistics(hyps: Sequence[str], refs: Sequence[str]) -> BleuStats:
+    """Per-segment BLEU statistics (one reference each, 13a, case-sensitive).
+
+    The same numbers as :func:`dst_eval.metrics.bleu.segment_statistics` (tests check it),
+    with every distinct text tokenised and counted once per process: references are
+    shared by every system scored and delexicalised hypotheses repeat.
+    """
+    n = len(hyps)
+    matches = np.zeros((n, 4), dtype=np.int64)
+    totals = np.zeros((n, 4), dtype=np.int64)
+    hyp_len = np.zeros(n, dtype=np.int64)
+    ref_len = np.zeros(n, dtype=np.int64)
+    for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True)):
+        length, hyp_counts = _ngram_counts(hyp)
+        ref_len[i], ref_counts = _ngram_counts(ref)
+        hyp_len[i] = length
+        for order in range(4):
+            totals[i, order] = max(0, length - order)
+            hyp_n, ref_n = hyp_counts[order], ref_counts[order]
+            common = hyp_n.keys() & ref_n.keys()
+            if common:
+                matches[i, order] = sum([min(hyp_n[g], ref_n[g]) for g in common])
+    return BleuStats(matches, totals, hyp_len, ref_len, "13a", False, 1)
+
+
+def _corpus_bleu(stats: BleuStats) -> float:
+    """sacrebleu ``corpus_bleu`` at its defaults, from the per-segment statistics."""
+    return corpus_bleu_from_stats(stats) if len(stats) else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------------------------
+
+
+def _match_ids(gold: ResponseGold, predictions: Mapping[str, Any], *, file: str | None,
+               problems: _Problems) -> dict[str, Any]:
+    matched: dict[str, Any] = {}
+    for raw_id, turns in predictions.items():
+        key = dialogue_key(raw_id)
+        if key not in gold.goals:
+            problems.add("unknown_dialogue", _where(str(raw_id)), "not in the gold data; ignored")
+            continue
+        if key in matched:
+            problems.add("duplicate_dialogue", _where(str(raw_id)),
+                         "same dialogue twice; the first is used")
+            continue
+        matched[key] = turns
+    return matched
+
+
+def score_responses(
+    gold: ResponseGold,
+    predictions: Mapping[str, Any],
+    *,
+    compat: bool,
+    missing: str = "wrong",
+    file: str | None = None,
+) -> dict[str, Any]:
+    """Score delexicalised responses (see the module docstring for inputs and output)."""
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"unknown missing policy {missing!r}; known: wrong, skip")
+    if not isinstance(predictions, Mapping):
+        raise PredictionError("predictions must be a JSON object {dialogue_id: [turns]}",
+                              file=file)
+    problems = _Problems()
+    matched = _match_ids(gold, predictions, file=file, problems=problems)
+    read: dict[str, list[_Turn]] = {}
+    every_state = every_active = True
+    any_state = False
+    for key, turns in matched.items():
+        read[key], all_states, all_active = _read_dialogue(
+            key, turns, gold.n_turns(key), file=file, problems=problems)
+        every_state &= all_states
+        every_active &= all_active
+        any_state |= any(t.state is not None for t in read[key])
+
+    use_gold_states = not every_state if compat else not any_state
+    estimate_all = compat and not every_active
+    absent = [k for k in gold.dialogue_ids if k not in read]
+    if absent:
+        problems.add("missing_dialogues", f"{len(absent)} of {len(gold.dialogue_ids)} dialogues",
+                     "e.g. " + ", ".join(absent[:3]), count=len(absent))
+
+    outcomes: list[DialogueOutcome] = []
+    per_dialogue: list[dict[str, Any]] = []
+    hyps: list[str] = []
+    refs: list[str] = []
+    given: list[str] = []
+    n_estimated = n_given = n_padded = 0
+    for key in gold.dialogue_ids:
+        turns = read.get(key)
+        goal = gold.goal_domains(key)
+        if turns is None and missing == "skip":
+            continue
+        if turns is None:
+            outcome = DialogueOutcome.failed(goal)
+            outcomes.append(outcome)
+            per_dialogue.append({"dialogue_id": key, "inform": False, "success": False,
+                                 "scored": False})
+            n_padded += gold.n_turns(key)
+            hyps.extend([""] * gold.n_turns(key))
+            refs.extend(gold.references[key])
+            continue
+        given.extend(t.response for t in turns)
+        if missing == "wrong" and len(turns) < gold.n_turns(key):
+            n_padded += gold.n_turns(key) - len(turns)
+            turns = turns + [_Turn("", None, None)
+                             for _ in range(gold.n_turns(key) - len(turns))]
+        responses = [t.response for t in turns]
+        if use_gold_states:
+            states = list(gold.states[key][:len(turns)])
+        else:
+            for index, t in enumerate(turns):
+                if t.state is None and index < len(read[key]):
+                    problems.add("missing_state", _where(key, index), "scored with an empty state")
+            states = [t.state if t.state is not None else {} for t in turns]
+        estimates = None
+        active: list[list[str]] = []
+        for index, t in enumerate(turns):
+            if t.active is not None and not estimate_all:
+                active.append(t.active)
+                n_given += 1
+                continue
+            if estimates is None:
+                estimates = estimate_active_domains(states)
+            active.append(estimates[index])
+            n_estimated += 1
+        outcome = dialogue_inform_success(goal, responses, states, active, gold.booked[key],
+                                          query=gold.database.query_set)
+        outcomes.append(outcome)
+        per_dialogue.append({"dialogue_id": key, "inform": outcome.inform_total,
+                             "success": outcome.success_total, "scored": True})
+        hyps.extend(responses)
+        refs.extend(gold.references[key][:len(turns)])
+
+    if not outcomes:
+        raise PredictionError("no prediction matches a gold dialogue", file=file)
+    rates = inform_success_rates(outcomes)
+    stats = bleu_statistics(hyps, refs)
+    bleu = _corpus_bleu(stats)
+    rich = richness([lexdiv_tokenize(r) for r in given]) if given else None
+    inform, success = rates.inform(), rates.success()
+    domain_source = ("estimated" if n_given == 0 else "predicted" if n_estimated == 0
+                     else "mixed")
+    if not compat and n_estimated > 0 and n_given:
+        problems.add("missing_active_domains", f"{n_estimated} turns", "estimated from states",
+                     count=n_estimated)
+    official = {
+        "bleu": {"mwz22": bleu},
+        "success": {
+            "inform": {k: round(v, 1) for k, v in rates.inform_rates().items()},
+            "success": {k: round(v, 1) for k, v in rates.success_rates().items()},
+        },
+        "richness": rich,
+    }
+    return {
+        "setting": "policy-optimisation" if use_gold_states else "end-to-end",
+        "state_source": "gold" if use_gold_states else "predicted",
+        "domain_source": domain_source,
+        "inform": inform,
+        "success": success,
+        "bleu": bleu,
+        "combined": 0.5 * (inform + success) + bleu,
+        "inform_by_domain": {k: v for k, v in rates.inform_rates().items() if k != "total"},
+        "success_by_domain": {k: v for k, v in rates.success_rates().items() if k != "total"},
+        "richness": rich,
+        "counts": {
+            "dialogues_gold": len(gold.dialogue_ids),
+            "dialogues_predicted": len(read),
+            "dialogues_scored": len(outcomes),
+            "turns_gold": sum(gold.n_turns(k) for k in gold.dialogue_ids),
+            "turns_predicted": len(given),
+            "turns_scored": len(hyps),
+            "turns_padded": n_padded,
+            "turns_domains_estimated": n_estimated,
+        },
+        "problems": problems.as_dict(),
+        "per_dialogue": per_dialogue,
+        "bleu_stats": stats,
+        "gold_sources": dict(gold.sources),
+        "official": official,
+    }

@@ -1,0 +1,351 @@
+"""The official SGD (DSTC8) scorer, exactly: ``sgd-official`` and ``sgd-official-multiwoz``.
+
+``score`` = google-research ``schema_guided_dst/evaluate.py`` with default flags (SGD
+mode): every gold USER frame is scored against the hypothesis frame of its service
+(:mod:`dst_eval.metrics.sgd_frame`: all schema slots, categorical exact against the
+first gold value, non-categorical ``token_sort_ratio`` partial credit) and every group
+averages its frames (per-frame macro: a two-frame turn counts twice).
+
+``score_multiwoz`` = ``--joint_acc_across_turn=True --use_fuzzy_match=False``: only the
+three joint metrics change, to the mean over turns of the product over the turn's frames
+in the group; matching is exact everywhere.
+
+Groups (SCORERS.md §2.3): ``#ALL_SERVICES``, each service, each domain (the service name
+before its first ``_``), ``#SEEN_SERVICES`` / ``#UNSEEN_SERVICES`` (seen = the service is
+in ``train/schema.json``, :attr:`GoldSet.seen_services`; decided per frame). When a
+service's name is its own domain (MultiWOZ 2.2 ``hotel``) the frame joins that group
+twice, as officially (it only matters for fractional turn products). Without a training
+schema there are no seen/unseen groups, except for MultiWOZ 2.2 whose recipe puts its
+schema in ``train/`` too (all seen). A metric without any value in a group is absent.
+
+Hypothesis frames come from ``PredTurn.frames`` (SGD-style files; for a service with
+several frames the last one counts, as officially) or, for flat predictions (mwzeval
+JSON, JSONL), are built from ``PredTurn.state`` / ``requested_slots`` /
+``active_intents``: a key ``"<service>-<slot>"`` belongs to the service it starts with
+(case-insensitive) and names the schema slot ``<slot>``, or the whole key when the
+schema spells slots that way (MultiWOZ 2.2 ``hotel-pricerange``); a turn without
+``active_intents`` (or ``requested_slots``) leaves intent accuracy (or the requested-slot
+scores) out for its frames.
+
+Missing predictions (``options.missing``):
+
+``wrong`` (default)
+    A gold turn without prediction, or a gold frame whose service the predicted turn
+    lacks, is scored against an EMPTY frame: no slot values, no requested slots, intent
+    ``"NONE"`` (so it still counts as right when the gold intent is NONE), and no spans
+    -- or an empty span list when the predictions carry spans anywhere.
+``skip``
+    The official behaviour: turns and dialogues without prediction are silently left
+    out (the official scorer raises on a missing frame; we skip that frame and note it).
+
+``official`` holds exactly the scorer's output ``{group: {metric: value}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ..alignment import Alignment
+from ..errors import UsageError
+from ..gold import GoldSet, GoldTurn
+from ..loaders.sgd import flat_slot_key
+from ..metrics.sgd_frame import (
+    JOINT_COLUMNS,
+    METRICS,
+    group_means,
+    score_frames,
+    turn_product_means,
+    turn_products,
+)
+from ..normalize import Normalizer
+from ..predictions import PredFrame, PredTurn
+from . import ProfileResult, ScoreOptions
+
+ALL_SERVICES = "#ALL_SERVICES"
+SEEN_SERVICES = "#SEEN_SERVICES"
+UNSEEN_SERVICES = "#UNSEEN_SERVICES"
+_EMPTY: Mapping = MappingProxyType({})
+
+
+def score(alignment: Alignment, options: ScoreOptions | None = None) -> ProfileResult:
+    """SGD mode: per-frame macro averages, fuzzy non-categorical matching."""
+    return _score(alignment, options or ScoreOptions(), fuzzy=True, across_turn=False)
+
+
+def score_multiwoz(alignment: Alignment, options: ScoreOptions | None = None) -> ProfileResult:
+    """MultiWOZ style: joint metrics per turn (product over frames), exact matching."""
+    return _score(alignment, options or ScoreOptions(), fuzzy=False, across_turn=True)
+
+
+# --------------------------------------------------------------------------- hypothesis frames
+
+
+class _FlatFrames:
+    """Builds hypothesis frames from flat predictions, per service."""
+
+    def __init__(self, gold: GoldSet) -> None:
+        self.slot_of: dict[str, dict[str, str]] = {}
+        for name, service in gold.schema.items():
+            self.slot_of[name] = {flat_slot_key(name, s).lower(): s for s in service.slots}
+
+    def frame(self, turn: PredTurn, service: str) -> PredFrame:
+        slot_of = self.slot_of[service]
+        values = {}
+        for key, value in (turn.state or {}).items():
+            slot = slot_of.get(key.lower())
+            if slot is not None:
+                values[slot] = (value,)
+        requested = None
+        if turn.requested_slots is not None:
+            requested = tuple(sorted(slot_of[k.lower()] for k in turn.requested_slots
+                                     if k.lower() in slot_of))
+        intent = None
+        if turn.active_intents is not None:
+            intent = "NONE"
+            lowered = service.lower()
+            for name, value in turn.active_intents.items():
+                if name == service or name.lower() == lowered:
+                    intent = value
+        return PredFrame(service, intent, requested, values, None)
+
+
+def _frames_by_service(turn: PredTurn) -> dict[str, PredFrame]:
+    by_service = {}
+    for frame in turn.frames or ():
+        by_service[frame.service] = frame  # the last frame of a service wins, as officially
+    return by_service
+
+
+def _lookup(by_service: dict[str, PredFrame], service: str) -> PredFrame | None:
+    frame = by_service.get(service)
+    if frame is None:
+        lowered = service.lower()
+        for name, candidate in by_service.items():
+            if name.lower() == lowered:
+                return candidate
+    return frame
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def _seen_services(gold: GoldSet, notes: list[str]) -> frozenset[str] | None:
+    if gold.seen_services is not None:
+        return gold.seen_services
+    if gold.corpus == "multiwoz22":
+        notes.append("MultiWOZ 2.2: every service counts as seen (its schema is the "
+                     "training schema, as in the SGD-scorer recipe)")
+        return frozenset(gold.schema)
+    notes.append("no training schema (train/schema.json): no #SEEN_SERVICES / "
+                 "#UNSEEN_SERVICES groups")
+    return None
+
+
+def _group_keys(service: str, seen: frozenset[str] | None) -> list[str]:
+    keys = [ALL_SERVICES, service, service.split("_")[0]]
+    if seen is not None:
+        keys.append(SEEN_SERVICES if service in seen else UNSEEN_SERVICES)
+    return keys
+
+
+def _public_name(group: str, services: set[str]) -> str:
+    if group == SEEN_SERVICES:
+        return "seen:seen"
+    if group == UNSEEN_SERVICES:
+        return "seen:unseen"
+    return f"service:{group}" if group in services else f"domain:{group}"
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def _check(alignment: Alignment, options: ScoreOptions) -> GoldSet:
+    gold = alignment.gold
+    if not gold.schema:
+        raise UsageError("the sgd-official profiles need the service schema (schema.json "
+                         "next to the gold dialogues)")
+    if options.missing not in ("wrong", "skip"):
+        raise UsageError(f"unknown missing-prediction policy {options.missing!r} "
+                         "(wrong, skip)")
+    return gold
+
+
+def _score(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
+           across_turn: bool) -> ProfileResult:
+    gold = _check(alignment, options)
+    notes: list[str] = []
+    schema = gold.schema
+    seen = _seen_services(gold, notes)
+    has_spans = any(f.spans is not None for _, p in alignment.pairs if p is not None
+                    for f in (p.frames or ()))
+    flat = _FlatFrames(gold)
+    service_slots = {name: (s.slots, s.categorical) for name, s in schema.items()}
+
+    refs, hyps, utterances, schemas, turn_of_frame = [], [], [], [], []
+    scored_turns: list[tuple[GoldTurn, bool]] = []
+    n_missing_turns = n_missing_frames = n_flat = 0
+    for gold_turn, pred_turn in alignment.pairs:
+        missing = pred_turn is None or (pred_turn.frames is None and pred_turn.state is None)
+        if missing:
+            if options.missing == "skip":
+                continue
+            n_missing_turns += 1
+        by_service = None
+        if not missing and pred_turn.frames is not None:
+            by_service = _frames_by_service(pred_turn)
+        elif not missing:
+            n_flat += 1
+        turn_id = len(scored_turns)
+        for ref in gold_turn.frames:
+            if missing:
+                hyp = _empty_frame(ref.service, has_spans)
+            elif by_service is None:
+                hyp = flat.frame(pred_turn, ref.service)
+            else:
+                hyp = _lookup(by_service, ref.service)
+                if hyp is None:
+                    n_missing_frames += 1
+                    if options.missing == "skip":
+                        continue
+                    hyp = _empty_frame(ref.service, has_spans)
+            refs.append(ref)
+            hyps.append(hyp)
+            utterances.append(gold_turn.user_utterance)
+            schemas.append(service_slots[ref.service])
+            turn_of_frame.append(turn_id)
+        scored_turns.append((gold_turn, missing))
+
+    values = score_frames(refs, hyps, utterances, schemas, fuzzy=fuzzy)
+    turns_arr = np.asarray(turn_of_frame, dtype=np.int64)
+    official, group_index, frame_index, group_names = _aggregate(
+        values, refs, turns_arr, seen, across_turn)
+    _notes(notes, alignment, options, n_missing_turns, n_missing_frames, n_flat)
+
+    services = set(schema)
+    scores = _select(dict(official.get(ALL_SERVICES, {})), options)
+    groups = {_public_name(g, services): dict(official[g])
+              for g in group_names if g != ALL_SERVICES and g in official}
+    per_turn = _per_turn(values, turns_arr, scored_turns)
+    return ProfileResult(
+        scores=scores,
+        signature_fields={
+            "norm": Normalizer("exact").signature,
+            "match": "fuzzy-token-sort" if fuzzy else "exact",
+            "agg": "turn-joint" if across_turn else "frame",
+            "dontcare": "value",
+            "missing": options.missing,
+        },
+        groups=groups,
+        official=official,
+        per_turn=per_turn,
+        notes=notes,
+        counts={"frames": len(refs), "turns": len(scored_turns),
+                "dialogues": len({t.dialogue_id for t, _ in scored_turns}),
+                "missing_turns_scored_empty": n_missing_turns,
+                "missing_frames": n_missing_frames},
+    )
+
+
+def _empty_frame(service: str, has_spans: bool) -> PredFrame:
+    return PredFrame(service, "NONE", (), _EMPTY, () if has_spans else None)
+
+
+def _aggregate(values: np.ndarray, refs: list, turn_of_frame: np.ndarray,
+               seen: frozenset[str] | None, across_turn: bool) -> tuple:
+    """The official ``{group: {metric: mean}}`` plus the frame/group membership arrays."""
+    group_ids: dict[str, int] = {}
+    frame_index: list[int] = []
+    group_index: list[int] = []
+    keys_of_service: dict[str, list[int]] = {}
+    for i, ref in enumerate(refs):
+        ids = keys_of_service.get(ref.service)
+        if ids is None:
+            ids = keys_of_service[ref.service] = [
+                group_ids.setdefault(k, len(group_ids)) for k in _group_keys(ref.service, seen)]
+        frame_index.extend([i] * len(ids))
+        group_index.extend(ids)
+    frames = np.asarray(frame_index, dtype=np.int64)
+    groups = np.asarray(group_index, dtype=np.int64)
+    n_groups = len(group_ids)
+    means, counts = group_means(values, frames, groups, n_groups)
+    if across_turn:
+        for column in JOINT_COLUMNS:
+            means[:, column], counts[:, column] = turn_product_means(
+                values[:, column], frames, groups, turn_of_frame, n_groups)
+    names = list(group_ids)
+    official: dict[str, dict[str, float]] = {}
+    for name in sorted(names):
+        g = group_ids[name]
+        metrics = {m: float(means[g, j]) for j, m in enumerate(METRICS) if counts[g, j] > 0}
+        if metrics:
+            official[name] = dict(sorted(metrics.items()))
+    return official, groups, frames, names
+
+
+def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
+              scored_turns: list[tuple[GoldTurn, bool]]) -> dict[str, Any]:
+    n_turns = len(scored_turns)
+    joint = np.ones(n_turns)
+    jga = values[:, METRICS.index("joint_goal_accuracy")]
+    keep = ~np.isnan(jga)
+    if keep.any():
+        keys, products = turn_products(jga[keep, None], np.arange(int(keep.sum())),
+                                       np.zeros(int(keep.sum()), dtype=np.int64),
+                                       turn_of_frame[keep], 1)
+        joint[keys] = products
+    n_frames = np.bincount(turn_of_frame, minlength=n_turns)
+    columns: dict[str, Any] = {
+        "dialogue_id": [t.dialogue_id for t, _ in scored_turns],
+        "turn_index": np.array([t.turn_index for t, _ in scored_turns], dtype=np.int64),
+        "frames": n_frames,
+        "missing": np.array([m for _, m in scored_turns], dtype=bool),
+        "joint_goal_accuracy": joint,
+    }
+    for name in ("average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1"):
+        column = values[:, METRICS.index(name)]
+        ok = ~np.isnan(column)
+        total = np.bincount(turn_of_frame[ok], weights=column[ok], minlength=n_turns)
+        count = np.bincount(turn_of_frame[ok], minlength=n_turns)
+        mean = np.full(n_turns, np.nan)
+        np.divide(total, count, out=mean, where=count > 0)
+        columns[name] = mean
+    return columns
+
+
+def _select(scores: dict[str, float], options: ScoreOptions) -> dict[str, float]:
+    if not options.metrics:
+        return scores
+    unknown = [m for m in options.metrics if m not in METRICS]
+    if unknown:
+        raise UsageError(f"unknown metric(s) for the sgd-official profiles: "
+                         f"{', '.join(unknown)}; known: {', '.join(METRICS)}")
+    return {m: scores[m] for m in options.metrics if m in scores}
+
+
+def _notes(notes: list[str], alignment: Alignment, options: ScoreOptions, n_missing_turns: int,
+           n_missing_frames: int, n_flat: int) -> None:
+    if n_missing_turns:
+        notes.append(f"{n_missing_turns} gold turns without prediction are scored as empty "
+                     "predictions (the official scorer skips them silently; "
+                     "--missing skip reproduces that)")
+    elif options.missing == "skip" and (alignment.missing_dialogues or alignment.n_missing_turns):
+        notes.append(f"{alignment.n_missing_turns} gold turns without prediction "
+                     f"({len(alignment.missing_dialogues)} whole dialogues) are left out, as "
+                     "the official scorer does")
+    if n_missing_frames:
+        action = ("left out" if options.missing == "skip" else "scored as empty frames")
+        notes.append(f"{n_missing_frames} gold frames have no predicted frame of their service "
+                     f"and are {action} (the official scorer raises ValueError)")
+    if n_flat:
+        notes.append(f"{n_flat} predicted turns have no SGD frames: their frames were built "
+                     "from the flat state")
+    if options.dontcare != "value":
+        notes.append("the sgd-official profiles score dontcare as an ordinary value; "
+                     f"--dontcare {options.dontcare} applies to the strict profile only")
+    if options.normalisation is not None:
+        notes.append("the sgd-official profiles compare values unnormalised; "
+                     f"--normalisation {options.normalisation} applies to the strict profile only")

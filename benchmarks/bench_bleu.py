@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -94,53 +94,70 @@ def make_corpus(language: str, n: int, seed: int) -> tuple[list[str], list[str]]
     return hyps, refs
 
 
-def time_dst_eval(hyps: list[str], refs: list[str], language: str) -> dict[str, float]:
+class Clock:
+    """Wall and CPU seconds since the last lap (CPU time is robust on a shared machine)."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def lap(self) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        elapsed = (wall - self.wall, cpu - self.cpu)
+        self.wall, self.cpu = wall, cpu
+        return elapsed
+
+
+def time_dst_eval(hyps: list[str], refs: list[str], language: str) -> dict:
     from dst_eval.metrics.bleu import (
         corpus_bleu_from_stats,
         segment_statistics,
         sentence_bleu_from_stats,
     )
 
-    start = time.perf_counter()
+    clock = Clock()
     stats = segment_statistics(hyps, refs, tokenize=OUR_TOKENIZER[language])
-    counted = time.perf_counter()
+    counting = clock.lap()
     corpus = corpus_bleu_from_stats(stats)
     sentence_mean = float(sentence_bleu_from_stats(stats).mean())
-    done = time.perf_counter()
+    scoring = clock.lap()
     return {
-        "seconds": done - start,
-        "tokenise_count_seconds": counted - start,
+        "total": [counting[0] + scoring[0], counting[1] + scoring[1]],
+        "tokenise_count": list(counting),
         "corpus": corpus,
         "sentence_mean": sentence_mean,
     }
 
 
-def time_sacrebleu(hyps: list[str], refs: list[str], language: str) -> dict[str, float]:
+def time_sacrebleu(hyps: list[str], refs: list[str], language: str) -> dict:
     import sacrebleu
     from sacrebleu.metrics.bleu import BLEU
 
     tokenize = SACREBLEU_TOKENIZER[language]
-    start = time.perf_counter()
+    clock = Clock()
     corpus = sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize).score
-    corpus_done = time.perf_counter()
+    corpus_time = clock.lap()
     metric = BLEU(tokenize=tokenize, effective_order=True)
     reused = statistics.fmean(
         metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs, strict=True)
     )
-    reused_done = time.perf_counter()
+    reused_time = clock.lap()
     per_call = statistics.fmean(
         sacrebleu.sentence_bleu(h, [r], tokenize=tokenize).score
         for h, r in zip(hyps, refs, strict=True)
     )
-    per_call_done = time.perf_counter()
+    per_call_time = clock.lap()
     return {
-        "corpus_bleu_seconds": corpus_done - start,
-        "reused_seconds": reused_done - corpus_done,
-        "per_call_seconds": per_call_done - reused_done,
+        "corpus_bleu": list(corpus_time),
+        "reused": list(reused_time),
+        "per_call": list(per_call_time),
         "corpus": corpus,
         "sentence_mean": per_call,
         "sentence_mean_reused": reused,
     }
+
+
+def _fmt(times: list[float]) -> str:
+    return f"{times[0]:.2f} s wall / {times[1]:.2f} s cpu"
 
 
 def sacrebleu_available(language: str) -> bool:
@@ -158,7 +175,16 @@ def run_sacrebleu(language: str, n: int, seed: int, ja_python: str | None) -> di
         return time_sacrebleu(*make_corpus(language, n, seed), language)
     if ja_python is None:
         return None
-    command = [ja_python, __file__, "--sacrebleu-only", language, "--n", str(n), "--seed", str(seed)]
+    command = [
+        ja_python,
+        __file__,
+        "--sacrebleu-only",
+        language,
+        "--n",
+        str(n),
+        "--seed",
+        str(seed),
+    ]
     out = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -176,6 +202,7 @@ def main() -> None:
         print(json.dumps(time_sacrebleu(*make_corpus(language, args.n, args.seed), language)))
         return
 
+    print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cpus)")
     for language in ("zh", "ja"):
         runs = []
         for repeat in range(args.repeats):
@@ -183,24 +210,32 @@ def main() -> None:
             runs.append(time_dst_eval(*make_corpus(language, args.n, seed), language))
         ours = runs[-1]
         theirs = run_sacrebleu(language, args.n, args.seed + args.repeats - 1, args.ja_python)
-        times = [r["seconds"] for r in runs]
         print(f"== {language}: {args.n} segments, tokenizer {OUR_TOKENIZER[language]}")
-        print(f"dst-eval tokenise+count+corpus+sentence-mean: first {times[0]:.2f} s "
-              f"(library loading included), later runs {', '.join(f'{t:.2f}' for t in times[1:])} s"
-              f" (tokenise+count {ours['tokenise_count_seconds']:.2f} s)")
+        print("dst-eval tokenise+count, corpus BLEU, mean sentence BLEU (fresh data each run):")
+        for number, run in enumerate(runs):
+            note = " (library loading included)" if number == 0 else ""
+            print(
+                f"  run {number + 1}: {_fmt(run['total'])}; tokenise+count "
+                f"{_fmt(run['tokenise_count'])}{note}"
+            )
         print(f"  corpus BLEU {ours['corpus']:.6f}, mean sentence BLEU {ours['sentence_mean']:.6f}")
         if theirs is None:
             print("  sacrebleu: ja-mecab not installed here (use --ja-python)")
             continue
-        print(f"sacrebleu corpus_bleu {theirs['corpus_bleu_seconds']:.2f} s, sentence BLEU with "
-              f"one reused BLEU {theirs['reused_seconds']:.2f} s, sentence_bleu per call "
-              f"(JMultiWOZ evaluate.py) {theirs['per_call_seconds']:.2f} s")
-        print(f"  corpus BLEU {theirs['corpus']:.6f}, mean sentence BLEU "
-              f"{theirs['sentence_mean']:.6f}")
-        same = (abs(theirs["corpus"] - ours["corpus"]) < 1e-9
-                and abs(theirs["sentence_mean"] - ours["sentence_mean"]) < 1e-9)
-        print(f"  identical to 1e-9: {same}; speed-up vs per call "
-              f"{theirs['per_call_seconds'] / ours['seconds']:.1f}x")
+        print("sacrebleu on the last run's data:")
+        print(f"  corpus_bleu {_fmt(theirs['corpus_bleu'])}")
+        print(f"  sentence BLEU, one reused BLEU object {_fmt(theirs['reused'])}")
+        print(f"  sentence_bleu per call (JMultiWOZ evaluate.py) {_fmt(theirs['per_call'])}")
+        print(
+            f"  corpus BLEU {theirs['corpus']:.6f}, mean sentence BLEU "
+            f"{theirs['sentence_mean']:.6f}"
+        )
+        same = (
+            abs(theirs["corpus"] - ours["corpus"]) < 1e-9
+            and abs(theirs["sentence_mean"] - ours["sentence_mean"]) < 1e-9
+        )
+        ratio = theirs["per_call"][1] / ours["total"][1]
+        print(f"  identical to 1e-9: {same}; cpu speed-up vs sentence_bleu per call {ratio:.1f}x")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 The result pairs every gold turn with its predicted turn (or None when missing),
 in gold order. Missing dialogues and turns are reported and, by default, scored as
 wrong (an empty prediction); extra dialogues and turns are reported and ignored. A
-JSONL gap (an all-``None`` :class:`PredTurn`) counts as a missing turn.
+JSONL gap or an empty turn object (an all-``None`` :class:`PredTurn`) counts as a
+missing turn (Issue ``missing_turn``).
 
 Predicted states are checked against the gold:
 
@@ -17,9 +18,12 @@ Predicted states are checked against the gold:
   pairs (state, requested slots, intents); nothing is reported for that.
 * ``non_string_value`` / ``hedged_value``: a value that is not a string, a list of
   values, or a ``|``-joined string (``north|centre``): a prediction is ONE value,
-  label variants live on the gold side only. The reader already reports these for
-  the files it reads; this check covers prediction sets built otherwise and is not
-  repeated where the reader reported the same slot of the same turn.
+  label variants live on the gold side only. A ``|`` value that is a gold value of
+  that slot somewhere in the gold data (SGD's ``18|8 Fine Men's Salons``, compared
+  case-insensitively) is an ordinary value and not reported -- the reader's report of
+  it is withdrawn. The reader already reports these problems for the files it reads;
+  this check covers prediction sets built otherwise and is not repeated where the
+  reader reported the same slot of the same turn.
 
 ``Alignment.issue_details`` holds every instance (one Issue per turn and slot);
 ``Alignment.issues`` groups repeated ones so a report stays readable: one Issue per
@@ -37,6 +41,7 @@ from types import MappingProxyType
 from .errors import PredictionError
 from .gold import GoldSet, GoldTurn, dialogue_key, split_slot_key
 from .predictions import Issue, PredictionSet, PredTurn
+from .reader import gc_paused, show
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")
@@ -102,6 +107,19 @@ def known_slot_keys(gold: GoldSet) -> set[str]:
     return keys
 
 
+def gold_pipe_values(gold: GoldSet) -> dict[str, set[str]]:
+    """``{slot key: values}`` of the gold values holding ``|`` (``18|8 Fine Men's Salons``),
+    lower-cased and stripped: such a predicted value is a real value, not a hedge."""
+    found: dict[str, set[str]] = {}
+    for dialogue in gold:
+        for turn in dialogue.turns:
+            for key, variants in turn.state.items():
+                for value in variants:
+                    if "|" in value:
+                        found.setdefault(key, set()).add(value.strip().lower())
+    return found
+
+
 class _SlotChecker:
     """Decides, once per distinct predicted key, whether the gold knows it and how it spells it."""
 
@@ -114,6 +132,7 @@ class _SlotChecker:
             self.by_lower.setdefault(key.lower(), key)
         domains = {split_slot_key(k)[0] for k in known}
         domains.update(s.name or n for n, s in gold.schema.items())
+        self.domains = frozenset(domains)
         self.domains_by_lower: dict[str, str] = {}
         for domain in sorted(domains):
             self.domains_by_lower.setdefault(domain.lower(), domain)
@@ -138,20 +157,22 @@ class _SlotChecker:
         return self.domains_by_lower.get(domain.lower(), domain)
 
 
-def _respelled(turn: PredTurn, checker: _SlotChecker) -> PredTurn:
+def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> PredTurn:
     """``turn`` with keys that differ from the gold's only by case spelled as the gold does."""
     changes: dict = {}
-    if turn.state and any(checker.decide(k)[0] != k for k in turn.state):
+    if state_differs:
         state: dict[str, object] = {}
         for key, value in turn.state.items():
             spelled = checker.decide(key)[0]
             if spelled not in state or key == spelled:
                 state[spelled] = value
         changes["state"] = MappingProxyType(state)
-    if turn.requested_slots and any(checker.decide(k)[0] != k for k in turn.requested_slots):
+    if turn.requested_slots and not checker.known.issuperset(turn.requested_slots) and any(
+            checker.decide(k)[0] != k for k in turn.requested_slots):
         changes["requested_slots"] = frozenset(checker.decide(k)[0]
                                                for k in turn.requested_slots)
-    if turn.active_intents and any(checker.domain(d) != d for d in turn.active_intents):
+    if turn.active_intents and not checker.domains.issuperset(turn.active_intents) and any(
+            checker.domain(d) != d for d in turn.active_intents):
         changes["active_intents"] = MappingProxyType(
             {checker.domain(d): i for d, i in turn.active_intents.items()})
     return replace(turn, **changes) if changes else turn
@@ -163,13 +184,12 @@ def _respelled(turn: PredTurn, checker: _SlotChecker) -> PredTurn:
 def _value_problem(value: object) -> tuple[str, str] | None:
     if type(value) is str:
         if "|" in value:
-            return "hedged_value", (f"value {value[:60]!r} holds '|'-joined alternatives; it is "
+            return "hedged_value", (f"value {show(value)} holds '|'-joined alternatives; it is "
                                     "scored as ONE value")
         return None
     if isinstance(value, list | tuple):
-        return "hedged_value", (f"{len(value)} values {value!r:.60}; a prediction is one "
-                                "value")
-    return "non_string_value", f"value {value!r:.60} is not a string"
+        return "hedged_value", f"{len(value)} values {show(value)}; a prediction is one value"
+    return "non_string_value", f"value {show(value)} is not a string"
 
 
 def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | None, str]]:
@@ -179,6 +199,10 @@ def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | Non
 
 
 # --------------------------------------------------------------------------- grouping
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class _Group:
@@ -217,11 +241,12 @@ class _Group:
             if self.kind == "unknown_domain":
                 shown = sorted(self.keys)
                 extra = f" (slots {', '.join(shown[:5])}{', ...' if len(shown) > 5 else ''})"
-            message = (f"unknown {what} {self.label}{extra} in {n_turns} turns of "
-                       f"{n_dialogues} dialogues, first at {self.where()}")
+            message = (f"unknown {what} {self.label}{extra} in {_count(n_turns, 'turn')} of "
+                       f"{_count(n_dialogues, 'dialogue')}, first at {self.where()}")
         else:
-            message = (f"{self.kind.replace('_', ' ')}: {self.count} times in {n_turns} turns "
-                       f"of {n_dialogues} dialogues, first at {self.where()}: {first.message}")
+            message = (f"{self.kind.replace('_', ' ')}: {self.count} times in "
+                       f"{_count(n_turns, 'turn')} of {_count(n_dialogues, 'dialogue')}, "
+                       f"first at {self.where()}: {first.message}")
         return Issue(self.kind, message, file=first.file, dialogue=first.dialogue,
                      turn=first.turn, severity=self.severity)
 
@@ -251,11 +276,19 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
     """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
     unknown slots, domains and malformed values (grouped in ``issues``, every instance in
     ``issue_details``)."""
+    with gc_paused():
+        return _align(gold, predictions, strict)
+
+
+def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment:
     source = predictions.source
     severity = "error" if strict else "warning"
     details: list[Issue] = list(predictions.issues)
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
+    reported_gaps = {(i.dialogue, i.turn) for i in predictions.issues if i.kind == "missing_turn"}
+    pipe_values = gold_pipe_values(gold)
+    genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold)
     pairs: list[tuple[GoldTurn, PredTurn | None]] = []
     missing: list[str] = []
@@ -265,23 +298,32 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
         respell = False
         for key, value in (pred.state or {}).items():
             if type(value) is not str or "|" in value:
+                place = (pred_id, index, f"slot {key}")
+                if type(value) is str and value.strip().lower() in pipe_values.get(
+                        checker.decide(key)[0] if checker.active else key, ()):
+                    genuine.add(place)  # a gold value holding '|': not a hedge
+                    continue
                 problem = _value_problem(value)
-                if problem and (pred_id, index, f"slot {key}") not in reported:
+                if problem and place not in reported:
                     details.append(Issue(problem[0], f"slot {key}: {problem[1]}", file=source,
                                          dialogue=gold_id, turn=index, severity=severity))
-            if checker.active:
+            if checker.active and key not in checker.known:
                 spelled, kind = checker.decide(key)
                 if kind is not None:
-                    label = key if kind == "unknown_slot" else split_slot_key(key)[0]
-                    issue = Issue(kind, f"unknown {kind[8:]} {label}: {key} is not a slot of "
-                                  "the gold data", file=source, dialogue=gold_id, turn=index,
+                    if kind == "unknown_slot":
+                        label, text = key, f"unknown slot {key} (not a slot of the gold data)"
+                    else:
+                        label = split_slot_key(key)[0]
+                        text = (f"unknown domain {label} (slot {key}; the gold data has no "
+                                "such domain)")
+                    issue = Issue(kind, text, file=source, dialogue=gold_id, turn=index,
                                   severity=severity)
                     details.append(issue)
                     labels[id(issue)] = (label, key)
                 elif spelled != key:
                     respell = True
         if checker.active and (respell or pred.requested_slots or pred.active_intents):
-            return _respelled(pred, checker)
+            return _respelled(pred, checker, respell)
         return pred
 
     for dialogue in gold:
@@ -306,9 +348,14 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
             n_extra_turns += max(0, n_pred - n_gold)
         for i, turn in enumerate(dialogue.turns):
             pred = pred_turns[i] if i < n_pred else None
-            if pred is not None and (pred is _GAP or pred == _GAP):
+            if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
                 n_missing_turns += 1
+                if (pred_id, i) not in reported_gaps:
+                    details.append(Issue("missing_turn", "empty turn object; the turn is "
+                                         "scored as missing", file=source,
+                                         dialogue=dialogue.dialogue_id, turn=i,
+                                         severity=severity))
             if pred is not None:
                 pred = check_turn(pred, pred_id, dialogue.dialogue_id, i)
             pairs.append((turn, pred))
@@ -330,6 +377,10 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
             f"{len(extra)} predicted dialogues are not in the gold data and are ignored: {shown}",
             file=source, dialogue=extra[0], severity=severity,
         ))
+    if genuine:  # the reader could not know these '|' values are gold values
+        details = [i for i in details if not (
+            i.kind == "hedged_value" and (i.dialogue, i.turn, i.message.partition(":")[0])
+            in genuine and "'|'" in i.message)]
     grouped = group_issues(details, labels)
     result = Alignment(gold, predictions, pairs, grouped, missing, extra,
                        n_missing_turns, n_extra_turns, details)

@@ -61,6 +61,8 @@ def evaluate(
     dontcare: str = "value",
     normalisation: str | None = None,
     mwzeval_rules: str = "7f19ee0",
+    bootstrap: int = 0,
+    seed: int | str | None = None,
 ) -> Report:
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.report.Report`.
 
@@ -69,6 +71,8 @@ def evaluate(
     loaded :class:`GoldSet`. The profile defaults to the corpus's default (``strict``).
     ``missing="wrong"`` scores missing dialogues/turns as empty predictions;
     ``"skip"`` scores only what is present (the official scorers' behaviour).
+    ``bootstrap=N`` adds dialogue-level 95 % confidence intervals from N resamples
+    (``seed``: an int, ``"none"`` for unseeded, default ``$SACREBLEU_SEED`` or 12345).
     """
     if missing not in MISSING_POLICIES:
         raise UsageError(f"--missing must be one of {', '.join(MISSING_POLICIES)}")
@@ -95,7 +99,7 @@ def evaluate(
     result = score_fn(alignment, options)
     signature = Signature(gold_set.corpus, gold_set.split, profile_name).with_fields(
         **result.signature_fields)
-    return Report(
+    report = Report(
         scores=result.scores,
         signature=signature,
         groups=result.groups,
@@ -110,3 +114,10 @@ def evaluate(
         table=result.table,
         metric_objects=result.metric_objects,
     )
+    if bootstrap:
+        from .metrics.resampling import parse_seed, seed_from_env
+        from .significance import add_bootstrap
+
+        chosen = parse_seed(seed) if seed is not None else seed_from_env()
+        report.signature = report.signature.with_fields(**add_bootstrap(report, bootstrap, chosen))
+    return report

@@ -25,6 +25,8 @@ examples:
       --profile sgd-official --format json --output metrics.json
   dst-eval preds.jsonl --gold CrossWOZ/test.json.zip --profile trade
   dst-eval validate preds.json --gold gold_samples/multiwoz22
+  dst-eval preds.json --gold MultiWOZ_2.2 --split test --bootstrap 1000
+  dst-eval compare base.json system.json --gold MultiWOZ_2.2 --split test --test both
 
 profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
   trade (CrossWOZ), official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
@@ -77,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mwzeval-rules", choices=("7f19ee0", "cd3f0ee"), default="7f19ee0",
                         help="mwzeval profile: rule tables of the published leaderboard "
                              "(7f19ee0, default) or of the latest mwzeval (cd3f0ee)")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                        help="95%% confidence intervals from N dialogue-level resamples")
+    parser.add_argument("--seed", help="resampling seed (default $SACREBLEU_SEED or 12345; "
+                                       "'none' for unseeded)")
     parser.add_argument("--norm", help="value normalisation policy (strict profile), e.g. "
                                        "basic, exact, despace, nfkc+despace")
     return parser
@@ -115,7 +121,7 @@ def run_score(argv: Sequence[str]) -> int:
             profile=args.profile, pred_format=args.pred_format, strict=args.strict,
             missing=args.missing, metrics=_split_list(args.metrics) or None,
             by=_split_list(args.by), dontcare=args.dontcare, normalisation=args.norm,
-            mwzeval_rules=args.mwzeval_rules)
+            mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed)
     if args.fmt == "json":
         _write(report.to_json(), args.output)
     elif args.fmt == "markdown":
@@ -157,7 +163,13 @@ def run_validate(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"validate": run_validate}
+def run_compare(argv: Sequence[str]) -> int:
+    from .compare_cli import run_compare as compare
+
+    return compare(argv)
+
+
+COMMANDS = {"validate": run_validate, "compare": run_compare}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -105,6 +105,7 @@ class Normalizer:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", policy_rules(self.policy))
+        object.__setattr__(self, "_cache", {})
 
     @property
     def signature(self) -> str:
@@ -115,6 +116,14 @@ class Normalizer:
         return not self.rules
 
     def __call__(self, slot_key: str, value: str) -> str:
+        cache: dict = self._cache  # type: ignore[attr-defined]
+        key = (slot_key, value)
+        cached = cache.get(key)
+        if cached is None:
+            cached = cache[key] = self._apply(slot_key, value)
+        return cached
+
+    def _apply(self, slot_key: str, value: str) -> str:
         for rule in self.rules:
             if rule == "multi-value-sort":
                 if slot_key in self.multi_value_slots:
@@ -125,6 +134,8 @@ class Normalizer:
 
     def variants(self, slot_key: str, values: Iterable[str]) -> tuple[str, ...]:
         """Normalise gold variants, keeping their order and dropping duplicates."""
+        if not self.rules:
+            return tuple(values)
         out: list[str] = []
         for value in values:
             norm = self(slot_key, value)

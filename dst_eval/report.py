@@ -115,11 +115,19 @@ class Report:
         """Print a rich table (the CLI's default output)."""
         from rich.table import Table
 
+        intervals = self.extra.get("confidence_intervals") or {}
         table = Table(title="dst-eval", show_lines=False)
         table.add_column("metric")
         table.add_column("score", justify="right")
+        if intervals:
+            table.add_column("95% CI (μ ± half-width)", justify="right")
         for name, value in self.rows():
-            table.add_row(name, value)
+            cells = [name, value]
+            if intervals:
+                ci = intervals.get(name)
+                cells.append("" if not ci else f"{format_value(name, ci['mean'])} ± "
+                                                f"{format_value(name, ci['half_width'])}")
+            table.add_row(*cells)
         console.print(table)
         console.print(f"signature: {self.signature}", highlight=False, soft_wrap=True)
         if self.groups:

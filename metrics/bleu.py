@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
+from itertools import chain
 
 import numpy as np
 
@@ -94,10 +95,7 @@ class BleuStats:
         return self.matches.shape[1]
 
     def _replace_rows(self, matches, totals, hyp_len, ref_len) -> BleuStats:
-        return BleuStats(
-            matches, totals, hyp_len, ref_len, self.tokenize, self.lowercase, self.nrefs,
-            self.ref_tokenize,
-        )
+        return replace(self, matches=matches, totals=totals, hyp_len=hyp_len, ref_len=ref_len)
 
     def take(self, idx: np.ndarray | Sequence[int]) -> BleuStats:
         """The segments at ``idx`` (repeats allowed: a bootstrap resample)."""
@@ -106,7 +104,9 @@ class BleuStats:
             self.matches[idx], self.totals[idx], self.hyp_len[idx], self.ref_len[idx]
         )
 
-    def group_sum(self, groups: np.ndarray | Sequence[int], n_groups: int | None = None) -> BleuStats:
+    def group_sum(
+        self, groups: np.ndarray | Sequence[int], n_groups: int | None = None
+    ) -> BleuStats:
         """Statistics summed per group label ``0 .. n_groups-1`` (e.g. one row per dialogue).
 
         Valid for corpus BLEU (a sum over segments), not for sentence BLEU.
@@ -129,17 +129,21 @@ class BleuStats:
     def signature(self, *, aggregate: str = "corpus", **options) -> str:
         """:func:`bleu_signature` of scores computed from these statistics."""
         return bleu_signature(
-            tokenize=self.tokenize, lowercase=self.lowercase, nrefs=self.nrefs,
-            ref_tokenize=self.ref_tokenize, aggregate=aggregate, **options,
+            tokenize=self.tokenize,
+            lowercase=self.lowercase,
+            nrefs=self.nrefs,
+            ref_tokenize=self.ref_tokenize,
+            aggregate=aggregate,
+            **options,
         )
 
 
-def _ngram_counts(tokens: list[str], max_order: int) -> list[Counter]:
-    """Counters of the n-grams of each order 1..max_order (unigrams as strings)."""
-    counts = [Counter(tokens)]
-    for n in range(2, max_order + 1):
-        counts.append(Counter(zip(*(tokens[k:] for k in range(n)))))
-    return counts
+def _ngram_counts(tokens: list[str], max_order: int) -> Counter:
+    """Counts of all n-grams of orders 1..max_order, as token tuples (order = tuple length)."""
+    shifted = [tokens[k:] for k in range(max_order)]
+    return Counter(
+        chain.from_iterable(zip(*shifted[:n], strict=False) for n in range(1, max_order + 1))
+    )
 
 
 def _reference_list(entry: str | Sequence[str | None], i: int) -> list[str]:
@@ -153,6 +157,11 @@ def _reference_list(entry: str | Sequence[str | None], i: int) -> list[str]:
     if not refs:
         raise ValueError(f"segment {i} has no reference")
     return refs
+
+
+def _closest_ref_len(hyp_len: int, ref_lens: list[int]) -> int:
+    """The reference length closest to ``hyp_len``; on a tie the shorter (sacrebleu)."""
+    return min(ref_lens, key=lambda ref_len: (abs(hyp_len - ref_len), ref_len))
 
 
 def segment_statistics(
@@ -183,17 +192,16 @@ def segment_statistics(
         return tokenizer(text.rstrip()).split()
 
     n = len(hyps)
-    matches = np.zeros((n, max_ngram_order), dtype=np.int64)
-    totals = np.zeros((n, max_ngram_order), dtype=np.int64)
-    hyp_len = np.zeros(n, dtype=np.int64)
-    ref_len = np.zeros(n, dtype=np.int64)
+    matches: list[list[int]] = []
+    hyp_len: list[int] = []
+    ref_len: list[int] = []
     nrefs_seen: set[int] = set()
     for i, (hyp, entry) in enumerate(zip(hyps, refs, strict=True)):
         if not isinstance(hyp, str):
             raise TypeError(f"hypothesis {i}: expected a string, got {type(hyp).__name__}")
         ref_texts = _reference_list(entry, i)
         nrefs_seen.add(len(ref_texts))
-        ref_counts: list[Counter] | None = None
+        ref_counts: Counter | None = None
         ref_lens = []
         for text in ref_texts:
             ref_tokens = tokens(text, ref_tok)
@@ -202,25 +210,28 @@ def segment_statistics(
             if ref_counts is None:
                 ref_counts = counts
             else:  # several references: keep each n-gram's maximum count
-                for merged, more in zip(ref_counts, counts, strict=True):
-                    merged |= more
+                ref_counts |= counts
         hyp_tokens = tokens(hyp, hyp_tok)
         length = len(hyp_tokens)
-        hyp_len[i] = length
-        ref_len[i] = min(ref_lens, key=lambda r: (abs(length - r), r))
-        for order, (hyp_n, ref_n) in enumerate(
-            zip(_ngram_counts(hyp_tokens, max_ngram_order), ref_counts, strict=True)
-        ):
-            totals[i, order] = max(0, length - order)
-            common = hyp_n.keys() & ref_n.keys()
-            if common:
-                matches[i, order] = sum([min(hyp_n[g], ref_n[g]) for g in common])
-    if len(nrefs_seen) > 1:
-        nrefs = -1
-    else:
-        nrefs = nrefs_seen.pop() if nrefs_seen else 1
+        hyp_len.append(length)
+        ref_len.append(_closest_ref_len(length, ref_lens))
+        hyp_counts = _ngram_counts(hyp_tokens, max_ngram_order)
+        clipped = [0] * max_ngram_order
+        for gram in hyp_counts.keys() & ref_counts.keys():
+            in_hyp, in_ref = hyp_counts[gram], ref_counts[gram]
+            clipped[len(gram) - 1] += in_hyp if in_hyp < in_ref else in_ref
+        matches.append(clipped)
+    hyp_lengths = np.array(hyp_len, dtype=np.int64)
+    totals = np.maximum(hyp_lengths[:, None] - np.arange(max_ngram_order), 0)
+    nrefs = nrefs_seen.pop() if len(nrefs_seen) == 1 else (-1 if nrefs_seen else 1)
     return BleuStats(
-        matches, totals, hyp_len, ref_len, tokenize, lowercase, nrefs,
+        np.array(matches, dtype=np.int64).reshape(n, max_ngram_order),
+        totals,
+        hyp_lengths,
+        np.array(ref_len, dtype=np.int64),
+        tokenize,
+        lowercase,
+        nrefs,
         None if ref_tokenize in (None, tokenize) else ref_tokenize,
     )
 
@@ -257,10 +268,7 @@ def _bleu_rows(
         correct[:, 1:] += smooth_value
         total[:, 1:] += smooth_value
     active = np.cumprod(total > 0, axis=1).astype(bool)  # orders before the first empty one
-    if effective_order:
-        order_count = np.maximum(active.sum(axis=1), 1)
-    else:
-        order_count = np.full(rows, max_order)
+    order_count = np.maximum(active.sum(axis=1), 1) if effective_order else np.full(rows, max_order)
 
     log_sum = np.zeros(rows)
     halvings = np.ones(rows)
@@ -303,7 +311,9 @@ def corpus_bleu_from_stats(
     summed = [a[rows].sum(axis=0, keepdims=True) for a in stats._arrays()]
     return float(
         _bleu_rows(
-            *summed, smooth_method=smooth_method, smooth_value=smooth_value,
+            *summed,
+            smooth_method=smooth_method,
+            smooth_value=smooth_value,
             effective_order=effective_order,
         )[0]
     )
@@ -338,7 +348,9 @@ def corpus_bleu_resampled(
         for p, a in zip(parts, stats._arrays(), strict=True)
     ]
     return _bleu_rows(
-        *summed, smooth_method=smooth_method, smooth_value=smooth_value,
+        *summed,
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
         effective_order=effective_order,
     )
 
@@ -357,8 +369,10 @@ def sentence_bleu_from_stats(
     """
     rows = _as_index(stats, idx)
     return _bleu_rows(
-        *(a[rows] for a in stats._arrays()), smooth_method=smooth_method,
-        smooth_value=smooth_value, effective_order=effective_order,
+        *(a[rows] for a in stats._arrays()),
+        smooth_method=smooth_method,
+        smooth_value=smooth_value,
+        effective_order=effective_order,
     )
 
 

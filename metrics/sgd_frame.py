@@ -130,6 +130,11 @@ def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str
     # on one side.
     joint, joint_cat, joint_noncat = service.joint_start
     slots, categorical = service.slots, service.categorical
+    if y_pred == y_true:  # every slot right (a common case): no per-slot work
+        has_cat = not categorical.isdisjoint(y_true)
+        has_noncat = not service.noncategorical.isdisjoint(y_true)
+        return (joint, joint_cat, joint_noncat, 1.0 if has_cat or has_noncat else NAN,
+                1.0 if has_cat else NAN, 1.0 if has_noncat else NAN)
     cat_scores: list[float] = []
     noncat_scores: list[float] = []
     found = 0  # reference slots that the hypothesis has too

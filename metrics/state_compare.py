@@ -117,19 +117,23 @@ def turn_table(
     lambdas = tuple(float(x) for x in fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
 
-    cols = {name: np.zeros(n) for name in (
-        "turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
-        "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta")}
-    fga_cols = [np.zeros(n) for _ in lambdas]
+    names_ = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
+              "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta")
+    rows_out: list[tuple] = []
+    fga_rows: list[list[float]] = []
+    zeros = [0.0] * len(lambdas)
+    ones = [1.0] * len(lambdas)
 
     prev_dialogue = -1
-    b_prev: dict[str, tuple[str, ...]] = {}
+    b_prev: Mapping[str, tuple[str, ...]] = {}
     p_prev: Mapping[str, str] = {}
     prev_jga = True
     t = 0
     t_err = -1
+    record = outcomes.append if outcomes is not None else None
     for row in range(n):
-        gold = {k: as_variants(v) for k, v in y_true[row].items()}
+        raw_gold = y_true[row]
+        gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
         pred = y_pred[row] or {}
         if index[row] != prev_dialogue:
             prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = index[row], {}, {}, True, 0, -1
@@ -145,14 +149,14 @@ def turn_table(
             else:
                 wrong += 1
                 kind = WRONG
-            if outcomes is not None:
-                outcomes.append(SlotOutcome(row, slot, kind, variants, value))
+            if record is not None:
+                record(SlotOutcome(row, slot, kind, variants, value))
         extra = 0
         for slot, value in pred.items():
             if slot not in gold:
                 extra += 1
-                if outcomes is not None:
-                    outcomes.append(SlotOutcome(row, slot, EXTRA, None, value))
+                if record is not None:
+                    record(SlotOutcome(row, slot, EXTRA, None, value))
         n_gold, n_pred = len(gold), len(pred)
         errors = wrong + missing + extra
         jga = errors == 0
@@ -161,40 +165,31 @@ def turn_table(
         changes_ok = (_gold_changes_ok(b_prev, gold, pred, match)
                       and _pred_changes_ok(p_prev, pred, gold, match))
         if jga:
-            fga = [1.0] * len(lambdas)
+            fga_rows.append(ones)
         elif t == 0 or prev_jga or not changes_ok:
-            fga = [0.0] * len(lambdas)
+            fga_rows.append(zeros)
             t_err = t
         else:
-            fga = [1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas]
+            fga_rows.append([1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas])
 
-        cols["turn"][row] = 1
-        cols["n_gold"][row] = n_gold
-        cols["n_pred"][row] = n_pred
-        cols["correct"][row] = correct
-        cols["wrong"][row] = wrong
-        cols["missing"][row] = missing
-        cols["extra"][row] = extra
-        cols["jga"][row] = jga
         if n_gold == 0 and n_pred == 0:
-            cols["f1"][row] = 1.0
+            f1 = 1.0
         elif correct:
-            precision, recall = correct / n_pred, correct / n_gold
-            cols["f1"][row] = 2 * precision * recall / (precision + recall)
-        if n_gold:
-            cols["aga_num"][row] = correct / n_gold
-            cols["aga_den"][row] = 1
-        if tstar:
-            cols["rsa_num"][row] = correct / tstar
-            cols["rsa_den"][row] = 1
-        cols["rsa_tstar"][row] = tstar
-        cols["ta"][row] = changes_ok
-        for column, value in zip(fga_cols, fga, strict=True):
-            column[row] = value
-
+            f1 = 2 * correct / (n_gold + n_pred)
+        else:
+            f1 = 0.0
+        rows_out.append((
+            1, n_gold, n_pred, correct, wrong, missing, extra, jga, f1,
+            correct / n_gold if n_gold else 0.0, 1 if n_gold else 0,
+            correct / tstar if tstar else 0.0, 1 if tstar else 0, tstar, changes_ok,
+        ))
         b_prev, p_prev, prev_jga = gold, pred, jga
         t += 1
 
+    matrix = np.array(rows_out, dtype=float).reshape(n, len(names_))
+    cols = {name: matrix[:, i].copy() for i, name in enumerate(names_)}
+    fga_matrix = np.array(fga_rows, dtype=float).reshape(n, len(lambdas))
+    fga_cols = [fga_matrix[:, i].copy() for i in range(len(lambdas))]
     for lam, column in zip(lambdas, fga_cols, strict=True):
         cols[fga_column(lam)] = column
     if requested_true is not None and requested_pred is not None:

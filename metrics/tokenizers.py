@@ -3,19 +3,20 @@
 A tokenizer maps one segment to its space-joined tokens (``__call__(text) -> str``) and
 names itself with ``signature()``, the ``tok:`` field of a BLEU signature. Registered names:
 
-====================  ====================================================  =====================
-name                  tokens                                                signature
-====================  ====================================================  =====================
-``none``              the text as is (split on whitespace by BLEU)          ``none``
-``13a``               sacrebleu's mteval-v13a tokenizer (English)           ``13a``
-``intl``              sacrebleu's mteval-v14 international tokenizer        ``intl``
-``zh``                sacrebleu's: one token per CJK character, other runs  ``zh``
-                      tokenised like ``13a`` (segmentation independent)
-``jieba``             ``jieba.lcut(text, HMM=True)``, whitespace tokens     ``jieba-<version>``
-                      dropped (word level; ConvLab-2 CrossWOZ NLG)
-``ja-mecab-ipadic``   MeCab + IPAdic driven by fugashi (``ipadic.MECAB_ARGS  ``ja-mecab-<mecab>-IPA``
-(alias ``ja-mecab``)  -Owakati``); tokens identical to sacrebleu ``ja-mecab``
-====================  ====================================================  =====================
+=====================  =================================================  =========================
+name                   tokens                                             signature
+=====================  =================================================  =========================
+``none``               the text as is (split on whitespace by BLEU)       ``none``
+``13a``                sacrebleu's mteval-v13a tokenizer (English)        ``13a``
+``intl``               sacrebleu's mteval-v14 international tokenizer     ``intl``
+``zh``                 sacrebleu's: one token per CJK character, other    ``zh``
+                       runs as ``13a`` (segmentation independent)
+``jieba``              ``jieba.lcut(text, HMM=True)`` words, whitespace   ``jieba-<version>``
+                       tokens dropped (ConvLab-2 CrossWOZ NLG)
+``ja-mecab-ipadic``    MeCab + IPAdic through fugashi                     ``ja-mecab-<mecab>-IPA``
+(alias ``ja-mecab``)   (``ipadic.MECAB_ARGS -Owakati``); the same tokens
+                       as sacrebleu ``ja-mecab``
+=====================  =================================================  =========================
 
 Never use ``13a`` on raw Chinese or Japanese: it does not split CJK runs, so BLEU is ~0.
 Heavy libraries (sacrebleu's tokenizer modules, jieba, fugashi) are imported on first use;
@@ -41,6 +42,7 @@ __all__ = [
     "JiebaTokenizer",
     "SacrebleuTokenizer",
     "Tokenizer",
+    "ZhTokenizer",
     "get_tokenizer",
 ]
 
@@ -54,11 +56,11 @@ class Tokenizer(ABC):
 
     name: str
 
-    def __call__(self, text: str) -> str:
-        return self._cached(text)
-
     def __init__(self) -> None:
         self._cached = lru_cache(maxsize=_CACHE_SIZE)(self._tokenize)
+
+    def __call__(self, text: str) -> str:
+        return self._cached(text)
 
     @abstractmethod
     def _tokenize(self, text: str) -> str: ...
@@ -98,6 +100,69 @@ class SacrebleuTokenizer(Tokenizer):
         return self.impl.signature()
 
 
+_REGEXP_RULES = (
+    r"([\{-\~\[-\` -\&\(-\+\:-\@\/])",
+    r"([^0-9])([\.,])",
+    r"([\.,])([^0-9])",
+    r"([0-9])(-)",
+)
+"""sacrebleu's ``TokenizerRegexp`` rules (shared by ``13a`` and ``zh``); fast ``zh`` needs them."""
+
+
+class ZhTokenizer(Tokenizer):
+    """sacrebleu's ``zh`` tokenizer: the same output, several times faster.
+
+    sacrebleu pads every "Chinese" character (its ``_UCODE_RANGES``, compared as strings as it
+    does, so e.g. U+2001..U+2A6D count too) with spaces in a per-character Python loop, then
+    applies its ``TokenizerRegexp`` rules; the first rule pads every character of an ASCII class
+    (space included) with spaces. Both single-character paddings are done here by one
+    ``str.translate`` that yields the identical intermediate string; the remaining three rules
+    and the whitespace collapsing are sacrebleu's own. If sacrebleu's rules ever differ from
+    :data:`_REGEXP_RULES`, sacrebleu's class is used as is.
+    """
+
+    name = "zh"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._table: dict[int, str] | None = None
+        self._rules: list = []
+        self._fallback = None
+
+    def _load(self) -> None:
+        if self._table is not None or self._fallback is not None:
+            return
+        zh = import_module("sacrebleu.tokenizers.tokenizer_zh")
+        rules = import_module("sacrebleu.tokenizers.tokenizer_re").TokenizerRegexp()._re
+        patterns = tuple(pattern.pattern for pattern, _ in rules)
+        if patterns != _REGEXP_RULES or rules[0][1] != r" \1 ":
+            self._fallback = zh.TokenizerZh()
+            return
+        first_rule = rules[0][0]
+        padded = [cp for cp in range(128) if first_rule.fullmatch(chr(cp))]
+        table = {cp: f" {chr(cp)} " for cp in padded}
+        for start, end in zh._UCODE_RANGES:
+            # single characters c with start <= c <= end under str comparison
+            low = ord(start) if len(start) == 1 else ord(start[0]) + 1
+            high = ord(end[0])
+            for cp in range(low, high + 1):
+                table[cp] = f"   {chr(cp)}   "  # " x " with both spaces padded again
+        self._rules = rules[1:]
+        self._table = table
+
+    def _tokenize(self, text: str) -> str:
+        self._load()
+        if self._fallback is not None:
+            return self._fallback(text)
+        line = text.strip().translate(self._table)
+        for pattern, repl in self._rules:
+            line = pattern.sub(repl, line)
+        return " ".join(line.split())
+
+    def signature(self) -> str:
+        return "zh"
+
+
 class JiebaTokenizer(Tokenizer):
     """Chinese words by jieba (HMM on), whitespace tokens dropped.
 
@@ -114,7 +179,10 @@ class JiebaTokenizer(Tokenizer):
 
     def _load(self):
         if self._segmenter is None:
-            jieba = import_module("jieba")
+            try:
+                jieba = import_module("jieba")
+            except ImportError as exc:
+                raise UsageError(f"tokenizer 'jieba' needs the jieba package ({exc})") from exc
             jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." on stderr
             segmenter = jieba.Tokenizer()
             segmenter.initialize()
@@ -196,7 +264,7 @@ TOKENIZERS: dict[str, Tokenizer] = {
     "none": SacrebleuTokenizer("none", "tokenizer_none", "NoneTokenizer"),
     "13a": SacrebleuTokenizer("13a", "tokenizer_13a", "Tokenizer13a"),
     "intl": SacrebleuTokenizer("intl", "tokenizer_intl", "TokenizerV14International"),
-    "zh": SacrebleuTokenizer("zh", "tokenizer_zh", "TokenizerZh"),
+    "zh": ZhTokenizer(),
     "jieba": JiebaTokenizer(),
     "ja-mecab-ipadic": JaMecabIpadicTokenizer(),
 }

@@ -9,8 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sacrebleu
-from sacrebleu.metrics.bleu import BLEU
-
 from dst_eval.metrics.bleu import (
     BleuStats,
     bleu_signature,
@@ -22,6 +20,7 @@ from dst_eval.metrics.bleu import (
     sentence_bleu_from_stats,
 )
 from dst_eval.metrics.tokenizers import get_tokenizer
+from sacrebleu.metrics.bleu import BLEU
 
 TOL = 1e-9
 JA_EXPECTED = Path(__file__).parent / "data" / "ja_mecab_expected.json"
@@ -41,7 +40,7 @@ EN_REFS = [
     "Thank you for using our service, goodbye!",
     "Ok, I've found Acorn Guest House: 4 stars, moderate price, with wifi & parking.",
     "What time would you like to leave? Trains run every 30 minutes.",
-    "The attraction \"Kettle's Yard\" is on Castle Street, in the west.",
+    'The attraction "Kettle\'s Yard" is on Castle Street, in the west.',
     "Yes, the hotel has internet - would you like me to book it?",
 ]
 ZH_REFS = [
@@ -133,7 +132,9 @@ def japanese() -> dict:
 
 
 def _sentence_scores(hyps, refs, **kwargs) -> list[float]:
-    return [sacrebleu.sentence_bleu(h, [r], **kwargs).score for h, r in zip(hyps, refs, strict=True)]
+    return [
+        sacrebleu.sentence_bleu(h, [r], **kwargs).score for h, r in zip(hyps, refs, strict=True)
+    ]
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
@@ -208,9 +209,13 @@ def test_empty_hypotheses_and_references():
     assert corpus_bleu_from_stats(stats) == pytest.approx(
         sacrebleu.corpus_bleu(hyps, [refs]).score, abs=TOL
     )
-    np.testing.assert_allclose(sentence_bleu_from_stats(stats), _sentence_scores(hyps, refs), atol=TOL)
+    np.testing.assert_allclose(
+        sentence_bleu_from_stats(stats), _sentence_scores(hyps, refs), atol=TOL
+    )
     all_empty = segment_statistics(["", ""], ["x y", "z"])
-    assert corpus_bleu_from_stats(all_empty) == sacrebleu.corpus_bleu(["", ""], [["x y", "z"]]).score
+    assert (
+        corpus_bleu_from_stats(all_empty) == sacrebleu.corpus_bleu(["", ""], [["x y", "z"]]).score
+    )
     assert corpus_bleu_from_stats(all_empty) == 0.0
 
 
@@ -271,8 +276,7 @@ def test_bootstrap_resample_reuses_statistics(english):
     stats = segment_statistics(hyps, refs)
     idx = np.random.default_rng(12345).choice(len(hyps), size=(6, len(hyps)), replace=True)
     expected = [
-        sacrebleu.corpus_bleu([hyps[k] for k in row], [[refs[k] for k in row]]).score
-        for row in idx
+        sacrebleu.corpus_bleu([hyps[k] for k in row], [[refs[k] for k in row]]).score for row in idx
     ]
     assert len(set(np.round(expected, 6))) == len(expected)  # the resamples differ
     for row, value in zip(idx, expected, strict=True):

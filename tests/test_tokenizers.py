@@ -9,19 +9,19 @@ from pathlib import Path
 
 import jieba
 import pytest
+from dst_eval.metrics.tokenizers import ALIASES, TOKENIZERS, get_tokenizer
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from dst_eval.errors import DstEvalError, UsageError
-from dst_eval.metrics.tokenizers import ALIASES, TOKENIZERS, get_tokenizer
 
 JA_EXPECTED = Path(__file__).parent / "data" / "ja_mecab_expected.json"
 
 MIXED_TEXTS = [
     "I need a cheap hotel in the north, with free parking & wifi.",
     "The train leaves at 09:15 and costs 10.10 pounds; reference is A1B2-C3.",
-    'She said "no" -- it\'s 3-4 stars, isn\'t it?',
+    "She said \"no\" -- it's 3-4 stars, isn't it?",
     "我想找一家北京的餐厅，价格在100元左右。",
     "请帮我预订明天晚上7点的位子，3个人。",
     "苏州的天气：晴，气温 25℃～30℃。",
@@ -64,6 +64,18 @@ def test_sacrebleu_tokenizers_are_sacrebleus(name, sacrebleu_class):
     assert ours.signature() == theirs.signature() == name
     for text in MIXED_TEXTS:
         assert ours(text) == theirs(text)
+
+
+def test_fast_zh_equals_sacrebleu_zh_on_every_bmp_character():
+    """Our ``zh`` re-implements sacrebleu's per-character loop with one str.translate."""
+    ours, theirs = get_tokenizer("zh"), TokenizerZh()
+    ours("warm up")
+    assert ours._fallback is None  # the fast path is in use (sacrebleu's rules as expected)
+    code_points = [*range(0x10000), 0x1F600, 0x20000, 0x2A6D6, 0x2F800, 0x10FFFF]
+    for start in range(0, len(code_points), 512):
+        chars = [chr(cp) for cp in code_points[start : start + 512]]
+        text = "".join(f"{c}.{c}1-{c}a,{c}" for c in chars)
+        assert ours(text) == theirs(text), f"block starting at U+{code_points[start]:04X}"
 
 
 def test_none_tokenizer_keeps_text():
@@ -126,3 +138,13 @@ def test_heavy_libraries_load_lazily():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_corpus_config_names_a_registered_tokenizer_never_13a_on_cjk():
+    from dst_eval.config import CORPORA, corpus_config
+
+    expected_signature = {"en": "13a", "zh": "zh", "ja": "ja-mecab-0.996-IPA"}
+    for corpus in CORPORA:
+        config = corpus_config(corpus)
+        tokenizer = get_tokenizer(config.tokenizer)
+        assert tokenizer.signature() == expected_signature[config.language], corpus

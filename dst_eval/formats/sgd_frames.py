@@ -21,7 +21,8 @@ values (``hedged_value``; the first is used, as officially), a non-string value
 ``copy_from``; left out). Structural problems -- not a list/object of dialogues, a
 dialogue without ``dialogue_id`` or ``turns``, a user frame without ``service`` or
 ``state``, a state without ``slot_values`` -- raise :class:`PredictionError` naming
-file, dialogue and turn (the 0-based user-turn index). User utterances are not
+file, dialogue and turn (the 0-based user-turn index, as in the PredictionSet; the
+message adds the position in ``turns``). User utterances are not
 checked here (there is no gold at this point).
 """
 
@@ -135,7 +136,7 @@ def _dialogue(dialogue_id: str, dialogue: Any, tally: _Tally, file: str) -> tupl
         raise PredictionError("dialogue without a 'turns' list", file=file,
                               dialogue=dialogue_id)
     out = []
-    for turn in turns:
+    for raw_index, turn in enumerate(turns):
         try:
             if turn["speaker"] != "USER":
                 continue
@@ -143,8 +144,9 @@ def _dialogue(dialogue_id: str, dialogue: Any, tally: _Tally, file: str) -> tupl
             for frame in turn["frames"]:
                 if "service" not in frame or "state" not in frame:
                     missing = "service" if "service" not in frame else "state"
-                    raise PredictionError(f"user frame without {missing!r}", file=file,
-                                          dialogue=dialogue_id, turn=len(out))
+                    raise PredictionError(
+                        f"user frame without {missing!r} (position {raw_index} in 'turns')",
+                        file=file, dialogue=dialogue_id, turn=len(out))
                 service, state = frame["service"], frame["state"]
                 if type(service) is not str or not isinstance(state, dict):
                     raise TypeError("'service' must be a string and 'state' an object")
@@ -178,8 +180,8 @@ def _dialogue(dialogue_id: str, dialogue: Any, tally: _Tally, file: str) -> tupl
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise PredictionError(f"malformed turn: {detail}", file=file, dialogue=dialogue_id,
-                                  turn=len(out)) from None
+            raise PredictionError(f"malformed turn (position {raw_index} in 'turns'): {detail}",
+                                  file=file, dialogue=dialogue_id, turn=len(out)) from None
     return (dialogue_id, tuple(out))
 
 

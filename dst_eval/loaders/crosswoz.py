@@ -154,12 +154,10 @@ def _split_files(directory: Path) -> dict[str, Path]:
 def sniff(path: Path) -> bool:
     """True for a CrossWOZ file (original or GEM layout) or a directory holding split files."""
     path = Path(path)
-    if path.is_dir():
-        return any(_looks_like_crosswoz(read_head(p)) for p in _split_files(path).values())
-    if not path.is_file():
-        return False
     try:
-        return _looks_like_crosswoz(read_head(path))
+        if path.is_dir():
+            return any(_looks_like_crosswoz(read_head(p)) for p in _split_files(path).values())
+        return path.is_file() and _looks_like_crosswoz(read_head(path))
     except (OSError, zipfile.BadZipFile):
         return False
 
@@ -271,9 +269,17 @@ def _maybe_literal(value: Any, *, what: str, source: str, dialogue_id: str, turn
     return value
 
 
-def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str,
-               turn: int) -> dict[str, tuple[str, ...]]:
-    """``sys_state_init`` -> ``{"domain-slot": (value,)}``: no selectedResults, stripped, no empties."""
+DomainCache = dict[str, tuple[Mapping, list[tuple[str, tuple[str, ...]]]]]
+
+
+def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str, turn: int,
+               cache: DomainCache | None = None) -> dict[str, tuple[str, ...]]:
+    """``sys_state_init`` -> ``{"domain-slot": (value,)}``.
+
+    ``selectedResults`` and empty values are dropped, values stripped. ``cache`` (one per
+    dialogue) reuses a domain's items when its raw dict equals the previous turn's, which
+    holds for 84 % of the domain states of CrossWOZ test (a C-level dict comparison).
+    """
     state_in = _maybe_literal(sys_state_init, what="sys_state_init", source=source,
                               dialogue_id=dialogue_id, turn=turn)
     if not isinstance(state_in, Mapping):
@@ -288,21 +294,36 @@ def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str,
             if not isinstance(slots, Mapping):
                 raise GoldDataError(f"sys_state_init[{domain!r}] is not an object", file=source,
                                     dialogue=dialogue_id, turn=turn)
-        for slot, value in slots.items():
-            if type(value) is str:  # fast path: nearly every value
-                if slot != "selectedResults":
-                    text = value.strip()
-                    if text:
-                        state[f"{domain}-{slot}"] = (text,)
-                continue
-            if slot == "selectedResults" or value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise GoldDataError(f"value of {domain}-{slot} is a {type(value).__name__}, "
-                                    "expected a string", file=source, dialogue=dialogue_id,
-                                    turn=turn)
-            state[f"{domain}-{slot}"] = (str(value),)
+        cached = cache.get(domain) if cache is not None else None
+        if cached is not None and cached[0] == slots:
+            items = cached[1]
+        else:
+            items = _domain_items(domain, slots, source=source, dialogue_id=dialogue_id,
+                                  turn=turn)
+            if cache is not None:
+                cache[domain] = (slots, items)
+        state.update(items)
     return state
+
+
+def _domain_items(domain: str, slots: Mapping, *, source: str, dialogue_id: str,
+                  turn: int) -> list[tuple[str, tuple[str, ...]]]:
+    items = []
+    for slot, value in slots.items():
+        if type(value) is str:  # fast path: nearly every value
+            if slot != "selectedResults":
+                text = value.strip()
+                if text:
+                    items.append((f"{domain}-{slot}", (text,)))
+            continue
+        if slot == "selectedResults" or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise GoldDataError(f"value of {domain}-{slot} is a {type(value).__name__}, "
+                                "expected a string", file=source, dialogue=dialogue_id,
+                                turn=turn)
+        items.append((f"{domain}-{slot}", (str(value),)))
+    return items
 
 
 def _acts(message: Mapping, *, source: str, dialogue_id: str, turn: int) -> list:
@@ -317,6 +338,7 @@ def _acts(message: Mapping, *, source: str, dialogue_id: str, turn: int) -> list
 def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> GoldDialogue:
     messages = _messages(record, dialogue_id=dialogue_id, source=source)
     turns: list[GoldTurn] = []
+    cache: DomainCache = {}
     for index, message in enumerate(messages):
         if message["role"] != "usr":
             continue
@@ -326,7 +348,7 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
                                 dialogue=dialogue_id, turn=index)
         reply = messages[index + 1]
         state = gold_state(reply.get("sys_state_init"), source=source, dialogue_id=dialogue_id,
-                           turn=index)
+                           turn=index, cache=cache)
         acts = _acts(message, source=source, dialogue_id=dialogue_id, turn=index)
         requested = frozenset(f"{a[1]}-{a[2]}" for a in acts if a[0] == "Request")
         domains = list(dict.fromkeys(str(a[1]) for a in acts if a[0] != "General"))
@@ -340,8 +362,8 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
             system_response=str(reply.get("content") or ""),
             raw_turn_index=index,
         ))
-    goal = _goal(record.get("goal"), source=source, dialogue_id=dialogue_id)
-    final_goal = _goal(record.get("final_goal"), source=source, dialogue_id=dialogue_id)
+    goal = _goal(record.get("goal"), gem=gem, source=source, dialogue_id=dialogue_id)
+    final_goal = _goal(record.get("final_goal"), gem=gem, source=source, dialogue_id=dialogue_id)
     services = tuple(dict.fromkeys(str(entry[1]) for entry in goal if len(entry) > 1))
     type_name = str(record.get("type") or "")
     meta = {"type": GOAL_TYPES.get(type_name, type_name), "type_name": type_name}
@@ -366,7 +388,7 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
 _FLAGS = {"True": True, "False": False, "true": True, "false": False}
 
 
-def _goal(goal: Any, *, source: str, dialogue_id: str) -> tuple[tuple, ...]:
+def _goal(goal: Any, *, gem: bool, source: str, dialogue_id: str) -> tuple[tuple, ...]:
     """Goal tuples ``(id, domain, slot, value, mentioned)`` with GEM strings parsed back.
 
     List values (``推荐菜``, ``周边景点``) become tuples, so the goal is read-only.
@@ -377,6 +399,10 @@ def _goal(goal: Any, *, source: str, dialogue_id: str) -> tuple[tuple, ...]:
         goal = parse_literal(goal, what="goal", file=source, dialogue=dialogue_id)
     if not isinstance(goal, list):
         raise GoldDataError("goal is not a list", file=source, dialogue=dialogue_id)
+    if not gem and all(type(e) is list and len(e) >= 4 for e in goal):
+        # original layout: typed already; only make list values read-only
+        return tuple(tuple(e) if type(e[3]) is not list else (*e[:3], tuple(e[3]), *e[4:])
+                     for e in goal)
     out: list[tuple] = []
     for entry in goal:
         if not isinstance(entry, list | tuple) or len(entry) < 4:

@@ -204,7 +204,11 @@ def _turns(record: Mapping, *, source: str, name: str) -> list[Mapping]:
 
 def _slot_entries(raw: Any, *, what: str, source: str, name: str,
                   turn: int) -> Iterator[tuple[str, str, Any]]:
-    """``(domain, slot, value)`` from ``{domain: {slot: value}}`` or HF ``[{domain, slot, value}]``."""
+    """``(domain, slot, value)`` triples of one state part.
+
+    Accepts ``{domain: {slot: value}}`` or the HF list ``[{domain, slot, value}]``
+    (also as columns), possibly stringified.
+    """
     if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):
         raw = parse_literal(raw, what=what, file=source, dialogue=name, turn=turn)
     if raw is None:
@@ -246,7 +250,7 @@ def _value(value: Any, key: str, *, source: str, name: str, turn: int) -> str | 
 
 def gold_state(dialogue_state: Any, *, source: str, name: str,
                turn: int) -> dict[str, tuple[str, ...]]:
-    """System-turn ``dialogue_state`` -> ``{"domain-slot": (value,)}`` (booking: ``book_`` slots)."""
+    """System-turn ``dialogue_state`` -> ``{"domain-slot": (value,)}``; booking slots ``book_*``."""
     if isinstance(dialogue_state, str) and dialogue_state.strip()[:1] == "{":
         dialogue_state = parse_literal(dialogue_state, what="dialogue_state", file=source,
                                        dialogue=name, turn=turn)
@@ -286,19 +290,33 @@ def _dialogue(name: str, record: Mapping, *, source: str) -> GoldDialogue:
             raw_turn_index=index - 1 if after_user else index,
         ))
     goal = record.get("goal")
-    if isinstance(goal, Mapping):
-        services = tuple(d for d in goal if d != "general")
-    elif isinstance(goal, list):  # HF: [{domain, task, slot, value}]
-        services = tuple(dict.fromkeys(str(g.get("domain")) for g in goal
-                                       if isinstance(g, Mapping) and g.get("domain") != "general"))
-    else:
-        services = ()
+    if isinstance(goal, list):
+        goal = _goal_from_hf(goal)
+    services = tuple(d for d in goal if d != "general") if isinstance(goal, Mapping) else ()
     meta = {k: str(record[k]) for k in ("dialogue_id", "system_name", "user_name")
             if record.get(k) not in (None, "")}
     return GoldDialogue(
         dialogue_id=name,
         turns=tuple(gold_turns),
         services=services,
-        goal=deep_freeze(goal) if isinstance(goal, Mapping | list) else None,
+        goal=deep_freeze(goal) if isinstance(goal, Mapping) else None,
         meta=MappingProxyType(meta),
     )
+
+
+def _goal_from_hf(entries: list) -> dict[str, dict[str, Any]]:
+    """HF ``[{domain, task, slot, value}]`` -> the release's ``{domain: {task: {slot: value}}}``.
+
+    ``reqt`` (requested slots) becomes a list of slot names, as in ``dialogues.json``.
+    """
+    goal: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        domain, task = str(entry.get("domain")), str(entry.get("task"))
+        tasks = goal.setdefault(domain, {})
+        if task == "reqt":
+            tasks.setdefault(task, []).append(entry.get("slot"))
+        else:
+            tasks.setdefault(task, {})[str(entry.get("slot"))] = entry.get("value")
+    return goal

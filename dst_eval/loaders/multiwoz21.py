@@ -26,7 +26,11 @@ Per turn: ``requested_slots`` and ``active_intents`` are empty (2.1 has none), `
 domains present in the state, ``system_response`` = the system text, no frames.
 ``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples);
 ``GoldDialogue.services`` = the goal's domains with a non-empty goal, in goal order.
-``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots).
+``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots); every annotated
+slot stays in the state, also outside them (``hospital-department`` in 7 val turns).
+
+Malformed gold raises :class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the
+dialogue and the turn by its position in ``log``.
 """
 
 from __future__ import annotations

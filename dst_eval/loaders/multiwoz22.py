@@ -34,6 +34,9 @@ Canonical form (one :class:`~dst_eval.gold.GoldTurn` per USER turn):
 ``GoldSet.schema`` comes from ``schema.json`` (8 services, 61 slots, 21 categorical);
 ``GoldSet.slots`` = ``configs/multiwoz22.toml`` ``slots`` (the 35 slots the 2.2 README lists as
 tracked); ``categorical_slots`` from the schema (the config's list when no schema is found).
+
+Malformed gold raises :class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the
+dialogue and the turn by its position in ``turns``.
 """
 
 from __future__ import annotations
@@ -125,7 +128,8 @@ def sniff(path: str | Path) -> bool:
             return False
         if path.suffix == ".json" and path.name != "schema.json":
             data = read_bytes(path)
-            if b'"turns"' not in data[:1 << 20]:
+            head = data[:1 << 20]
+            if not head.lstrip().startswith(b"[") or b'"turns"' not in head:
                 return False
             return _looks_like_dialogues(parse_json_bytes(data, file=str(path)))
     except (DstEvalError, OSError, ValueError, zipfile.BadZipFile):

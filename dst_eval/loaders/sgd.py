@@ -10,7 +10,8 @@ Accepted inputs:
   holding ``<split>.jsonl``/``<split>.json``; a ``schema.json`` next to it (native or HF
   layout) is used when present.
 
-One :class:`GoldTurn` per USER turn: ``state`` is the union over the turn's frames of
+Errors (:class:`GoldDataError`) name the file, the dialogue and the turn by its position
+in ``turns``. One :class:`GoldTurn` per USER turn: ``state`` is the union over the turn's frames of
 ``{"<service>-<slot>": values}`` (SGD user frames exist only for active services and
 are cumulative within their service), ``frames`` keeps the frames with the corpus slot
 names, ``system_response`` is the following SYSTEM utterance. Seen services come from
@@ -42,11 +43,12 @@ from ..gold import (
     GoldTurn,
     ServiceSchema,
     SlotSpan,
-    freeze_mapping,
 )
 from ..jsonio import iter_jsonl, parse_json_bytes, read_bytes
 
 LOADER_VERSION = 1
+PARALLEL_MIN_BYTES = 4 << 20
+"""Inputs smaller than this are parsed in one process (forking costs more than it saves)."""
 SPLITS = ("train", "dev", "test")
 SPLIT_ALIASES = {"validation": "dev", "valid": "dev", "val": "dev"}
 _EMPTY_STATE: MappingProxyType = MappingProxyType({})
@@ -232,7 +234,6 @@ def extract_dialogue(dialogue: Any, pool: dict[str, str], *, file: str,
         raise error("'services' is not a list", file=file, dialogue=dialogue_id)
     intern = pool.setdefault
     out_turns = []
-    user_index = 0
     n_turns = len(turns)
     for raw_index, turn in enumerate(turns):
         try:
@@ -271,9 +272,8 @@ def extract_dialogue(dialogue: Any, pool: dict[str, str], *, file: str,
             out_turns.append((raw_index, utterance, response, tuple(frames)))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise error(f"malformed turn (raw turn {raw_index}): {detail}", file=file,
-                        dialogue=dialogue_id, turn=user_index) from None
-        user_index += 1
+            raise error(f"malformed turn: {detail}", file=file, dialogue=dialogue_id,
+                        turn=raw_index) from None
     return (dialogue_id, tuple(intern(s, s) for s in services), tuple(out_turns))
 
 
@@ -408,7 +408,8 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) ->
     data (tuples, lists, dicts, str, int, None). A :class:`DstEvalError` raised in the
     worker is re-raised here; any other worker failure falls back to doing its jobs here.
     """
-    if len(jobs) < 2 or _worker_count() < 2 or not hasattr(os, "fork") or sum(sizes) < 4 << 20:
+    if (len(jobs) < 2 or _worker_count() < 2 or not hasattr(os, "fork")
+            or sum(sizes) < PARALLEL_MIN_BYTES):
         return _run(func, jobs)
     # Greedy balance by size: the worker takes every job assigned to it.
     order = sorted(range(len(jobs)), key=lambda i: -sizes[i])
@@ -489,7 +490,9 @@ def _stat_key(paths: Sequence[Path | None]) -> tuple:
 
 
 def _cache_file(directory: Path, key: tuple) -> Path:
-    name = hashlib.sha256(repr(key[:3]).encode()).hexdigest()[:32]
+    """One entry per input set (paths only: a changed file replaces its entry)."""
+    paths = tuple(entry[0] if entry else None for entry in key[-1])
+    name = hashlib.sha256(repr((key[:-1], paths)).encode()).hexdigest()[:32]
     return directory / f"sgd-{name}.marshal"
 
 
@@ -555,44 +558,64 @@ def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
 # --------------------------------------------------------------------------- building
 
 
-def _build_frame(compact: tuple) -> GoldFrame:
-    service, intent, requested, slot_values, spans = compact
-    state = MappingProxyType(dict(sorted(slot_values))) if slot_values else _EMPTY_STATE
-    return GoldFrame(service, intent, requested, state,
-                     tuple([SlotSpan(*span) for span in spans]) if spans else ())
+class _Builder:
+    """Compact tuples -> frozen gold objects.
 
+    Cumulative states repeat from turn to turn (about half of the SGD dev frames), so a
+    frame state and its flat ``"service-slot"`` items are built once per distinct
+    ``(service, slot_values)`` and shared (they are immutable).
+    """
 
-def _build_dialogue(compact: tuple, key_cache: dict) -> GoldDialogue:
-    dialogue_id, services, turns = compact
-    gold_turns = []
-    for index, (raw_index, utterance, response, frames) in enumerate(turns):
-        gold_frames = tuple([_build_frame(f) for f in frames])
-        state: dict[str, tuple[str, ...]] = {}
-        requested = []
-        intents = {}
-        for frame in gold_frames:
-            service = frame.service
-            for slot, values in frame.slot_values.items():
-                key = key_cache.get((service, slot))
-                if key is None:
-                    key = key_cache[(service, slot)] = flat_slot_key(service, slot)
-                state[key] = values
-            requested.extend(flat_slot_key(service, s) for s in frame.requested_slots)
-            if frame.active_intent != "NONE":
-                intents[service] = frame.active_intent
-        gold_turns.append(GoldTurn(
-            dialogue_id=dialogue_id,
-            turn_index=index,
-            user_utterance=utterance,
-            state=MappingProxyType(dict(sorted(state.items()))) if state else _EMPTY_STATE,
-            requested_slots=frozenset(requested),
-            active_intents=freeze_mapping(intents),
-            services=tuple([f.service for f in gold_frames]),
-            system_response=response,
-            frames=gold_frames,
-            raw_turn_index=raw_index,
-        ))
-    return GoldDialogue(dialogue_id, tuple(gold_turns), services=services)
+    def __init__(self) -> None:
+        self.keys: dict[tuple[str, str], str] = {}
+        self.states: dict[tuple, tuple[MappingProxyType, tuple]] = {}
+
+    def key(self, service: str, slot: str) -> str:
+        key = self.keys.get((service, slot))
+        if key is None:
+            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
+        return key
+
+    def state(self, service: str, slot_values: tuple) -> tuple[MappingProxyType, tuple]:
+        cache_key = (service, slot_values)
+        found = self.states.get(cache_key)
+        if found is None:
+            ordered = sorted(slot_values)
+            found = (MappingProxyType(dict(ordered)) if ordered else _EMPTY_STATE,
+                     tuple([(self.key(service, slot), values) for slot, values in ordered]))
+            self.states[cache_key] = found
+        return found
+
+    def dialogue(self, compact: tuple) -> GoldDialogue:
+        dialogue_id, services, turns = compact
+        key, get_state = self.key, self.state
+        gold_turns = []
+        for index, (raw_index, utterance, response, frames) in enumerate(turns):
+            gold_frames = []
+            flat: list[tuple[str, tuple[str, ...]]] = []
+            requested = []
+            intents = {}
+            for service, intent, requested_slots, slot_values, spans in frames:
+                state, flat_items = get_state(service, slot_values)
+                flat.extend(flat_items)
+                gold_frames.append(GoldFrame(
+                    service, intent, requested_slots, state,
+                    tuple([SlotSpan(*span) for span in spans]) if spans else ()))
+                for slot in requested_slots:
+                    requested.append(key(service, slot))
+                if intent != "NONE":
+                    intents[service] = intent
+            if len(gold_frames) > 1:  # one frame: its items are sorted already
+                flat.sort()
+            gold_turns.append(GoldTurn(
+                dialogue_id, index, utterance,
+                MappingProxyType(dict(flat)) if flat else _EMPTY_STATE,
+                frozenset(requested),
+                MappingProxyType(intents) if intents else _EMPTY_STATE,
+                tuple([f.service for f in gold_frames]),
+                response, tuple(gold_frames), raw_index,
+            ))
+        return GoldDialogue(dialogue_id, tuple(gold_turns), services=services)
 
 
 def build_schema(rows: tuple) -> dict[str, ServiceSchema]:
@@ -617,14 +640,14 @@ def _load(source: _Source, use_cache: bool | None) -> GoldSet:
     schema = build_schema(schema_rows) if schema_rows is not None else {}
     if schema:
         for dialogue_id, _services, turns in compact:
-            for turn_index, turn in enumerate(turns):
+            for turn in turns:
                 for frame in turn[3]:
                     if frame[0] not in schema:
                         raise GoldDataError(f"service {frame[0]!r} is not in the schema",
                                             file=source.shown, dialogue=dialogue_id,
-                                            turn=turn_index)
-    key_cache: dict = {}
-    dialogues = tuple(_build_dialogue(d, key_cache) for d in compact)
+                                            turn=turn[0])
+    builder = _Builder()
+    dialogues = tuple([builder.dialogue(d) for d in compact])
     slots = tuple(flat_slot_key(s.name, slot) for s in schema.values() for slot in s.slots)
     categorical = frozenset(flat_slot_key(s.name, slot) for s in schema.values()
                             for slot in s.categorical)

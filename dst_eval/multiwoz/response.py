@@ -178,6 +178,9 @@ def load_response_gold(
             for index, state in enumerate(turns):
                 _check_gold_state(state, file=str(gold_states), dialogue=key, turn=index)
         sources["gold_states"] = str(gold_states)
+    for turns in refs.values():  # count reference n-grams once, for every system scored
+        for text in turns:
+            _ngram_counts(text)
     return ResponseGold(goals, booked, refs, states, MultiwozDatabase.load(db_dir), sources)
 
 
@@ -315,13 +318,21 @@ def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
 # ---------------------------------------------------------------------------------------------
 
 
+_TOKENIZE_13A = get_tokenizer("13a")
+
+
 @lru_cache(maxsize=1 << 17)
-def _ngram_counts(text: str) -> tuple[int, tuple[Counter, ...]]:
-    """sacrebleu 13a tokens of ``text.rstrip()`` -> (length, n-gram Counters of order 1..4)."""
-    tokens = get_tokenizer("13a")(text.rstrip()).split()
-    counts = tuple(
-        Counter(zip(*(tokens[k:] for k in range(n)), strict=False)) for n in range(1, 5)
-    )
+def _ngram_counts(text: str) -> tuple[int, Counter]:
+    """sacrebleu 13a tokens of ``text.rstrip()`` -> (length, counts of its 1- to 4-grams).
+
+    One Counter holds all orders: unigrams are strings, longer n-grams tuples.
+    """
+    tokens = _TOKENIZE_13A(text.rstrip()).split()
+    counts = Counter(tokens)
+    second, third = tokens[1:], tokens[2:]
+    counts.update(zip(tokens, second, strict=False))
+    counts.update(zip(tokens, second, third, strict=False))
+    counts.update(zip(tokens, second, third, tokens[3:], strict=False))
     return len(tokens), counts
 
 
@@ -334,20 +345,23 @@ def bleu_statistics(hyps: Sequence[str], refs: Sequence[str]) -> BleuStats:
     """
     n = len(hyps)
     matches = np.zeros((n, 4), dtype=np.int64)
-    totals = np.zeros((n, 4), dtype=np.int64)
     hyp_len = np.zeros(n, dtype=np.int64)
     ref_len = np.zeros(n, dtype=np.int64)
     for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True)):
-        length, hyp_counts = _ngram_counts(hyp)
+        hyp_len[i], hyp_counts = _ngram_counts(hyp)
         ref_len[i], ref_counts = _ngram_counts(ref)
-        hyp_len[i] = length
-        for order in range(4):
-            totals[i, order] = max(0, length - order)
-            hyp_n, ref_n = hyp_counts[order], ref_counts[order]
-            common = hyp_n.keys() & ref_n.keys()
-            if common:
-                matches[i, order] = sum([min(hyp_n[g], ref_n[g]) for g in common])
+        row = [0, 0, 0, 0]
+        for gram in hyp_counts.keys() & ref_counts.keys():
+            order = len(gram) - 1 if type(gram) is tuple else 0
+            row[order] += min(hyp_counts[gram], ref_counts[gram])
+        matches[i] = row
+    totals = np.maximum(0, hyp_len[:, None] - np.arange(4)[None, :])
     return BleuStats(matches, totals, hyp_len, ref_len, "13a", False, 1)
+
+
+@lru_cache(maxsize=1 << 17)
+def _lexdiv_tokens(text: str) -> tuple[str, ...]:
+    return tuple(lexdiv_tokenize(text))
 
 
 def _corpus_bleu(stats: BleuStats) -> float:
@@ -413,7 +427,6 @@ def score_responses(
     per_dialogue: list[dict[str, Any]] = []
     hyps: list[str] = []
     refs: list[str] = []
-    given: list[str] = []
     n_estimated = n_given = n_padded = 0
     for key in gold.dialogue_ids:
         turns = read.get(key)
@@ -429,7 +442,6 @@ def score_responses(
             hyps.extend([""] * gold.n_turns(key))
             refs.extend(gold.references[key])
             continue
-        given.extend(t.response for t in turns)
         if missing == "wrong" and len(turns) < gold.n_turns(key):
             n_padded += gold.n_turns(key) - len(turns)
             turns = turns + [_Turn("", None, None)
@@ -466,7 +478,9 @@ def score_responses(
     rates = inform_success_rates(outcomes)
     stats = bleu_statistics(hyps, refs)
     bleu = _corpus_bleu(stats)
-    rich = richness([lexdiv_tokenize(r) for r in given]) if given else None
+    # richness in input order, as mwzeval (MSTTR windows run over the concatenation)
+    given = [t.response for turns in read.values() for t in turns]
+    rich = richness([_lexdiv_tokens(r) for r in given]) if given else None
     inform, success = rates.inform(), rates.success()
     domain_source = ("estimated" if n_given == 0 else "predicted" if n_estimated == 0
                      else "mixed")

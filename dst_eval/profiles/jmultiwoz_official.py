@@ -29,6 +29,7 @@ from ..metrics import turn_table
 from ..metrics.bleu import bleu_signature, mean_sentence_bleu
 from ..metrics.joint_goal_accuracy import JointGoalAccuracy
 from ..metrics.slot_f1 import SlotF1PerTurnMacro
+from ..metrics.tokenizers import get_tokenizer
 from ..normalize import Normalizer
 from . import ProfileResult, ScoreOptions
 from .strict import scored_pairs
@@ -90,8 +91,9 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
         hyps = [p.response if p is not None and p.response is not None else "" for _, p in pairs]
         refs = [t.system_response or "" for t in turns]
         scores["bleu_sentence_mean"] = mean_sentence_bleu(hyps, refs, tokenize=BLEU_TOKENIZER)
-        signature_fields["bleu"] = bleu_signature(tokenize=BLEU_TOKENIZER,
-                                                  aggregate="sentence-mean")
+        signature_fields["bleu"] = f"sentence-mean-{get_tokenizer(BLEU_TOKENIZER).signature()}"
+        notes.append("response_bleu: " + bleu_signature(tokenize=BLEU_TOKENIZER,
+                                                        aggregate="sentence-mean"))
         n_without = sum(p is None or p.response is None for _, p in pairs)
         if n_without:
             notes.append(f"{n_without} scored turns have no predicted response: BLEU scores "
@@ -100,6 +102,8 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
         notes.append("response_bleu: n/a (the predictions carry no responses)")
     if options.normalisation:
         notes.append("--norm is ignored by the official profile (it compares raw strings)")
+    if options.dontcare != "value":
+        notes.append("--dontcare is ignored by the official profile (dontcare is a value)")
     if options.by:
         notes.append("the official profile reports the official means only; use the strict "
                      "profile for --by breakdowns")

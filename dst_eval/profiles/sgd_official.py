@@ -52,7 +52,7 @@ import numpy as np
 from ..alignment import Alignment
 from ..errors import UsageError
 from ..gold import GoldSet, GoldTurn
-from ..loaders.sgd import flat_slot_key
+from ..loaders.sgd import flat_slot_key, gc_paused
 from ..metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,
@@ -176,6 +176,12 @@ def _check(alignment: Alignment, options: ScoreOptions) -> GoldSet:
 
 def _score(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
            across_turn: bool) -> ProfileResult:
+    with gc_paused():  # only acyclic temporaries: spare the collector ~1M live gold objects
+        return _score_frames(alignment, options, fuzzy=fuzzy, across_turn=across_turn)
+
+
+def _score_frames(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
+                  across_turn: bool) -> ProfileResult:
     gold = _check(alignment, options)
     notes: list[str] = []
     schema = gold.schema
@@ -291,12 +297,9 @@ def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
     n_turns = len(scored_turns)
     joint = np.ones(n_turns)
     jga = values[:, METRICS.index("joint_goal_accuracy")]
-    keep = ~np.isnan(jga)
-    if keep.any():
-        keys, products = turn_products(jga[keep, None], np.arange(int(keep.sum())),
-                                       np.zeros(int(keep.sum()), dtype=np.int64),
-                                       turn_of_frame[keep], 1)
-        joint[keys] = products
+    keys, products = turn_products(jga, np.arange(len(jga)), np.zeros(len(jga), dtype=np.int64),
+                                   turn_of_frame, 1)
+    joint[keys] = products
     n_frames = np.bincount(turn_of_frame, minlength=n_turns)
     columns: dict[str, Any] = {
         "dialogue_id": [t.dialogue_id for t, _ in scored_turns],

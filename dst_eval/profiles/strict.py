@@ -133,8 +133,11 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     gold = [gold_state(g, norm, options.dontcare) for g, _ in pairs]
     pred = [pred_state(p, norm, options.dontcare) for _, p in pairs]
     preds = [p for _, p in pairs]
-    with_requested = any(p is not None and p.requested_slots is not None for p in preds)
-    with_intents = any(p is not None and p.active_intents is not None for p in preds)
+    # scored only when the gold annotates them and the predictions carry them
+    with_requested = (any(t.requested_slots for t in turns)
+                      and any(p is not None and p.requested_slots is not None for p in preds))
+    with_intents = (any(t.active_intents for t in turns)
+                    and any(p is not None and p.active_intents is not None for p in preds))
     outcomes: list[SlotOutcome] = []
     table = turn_table(
         gold, pred, dialogue_ids=[t.dialogue_id for t in turns],
@@ -161,9 +164,9 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     if not n_slots:
         notes.append("slot_accuracy: n/a (the corpus defines no slot list)")
     if not with_intents:
-        notes.append("active_intent_accuracy: n/a (the predictions carry no intents)")
+        notes.append("active_intent_accuracy: n/a (no intents in the gold or the predictions)")
     if not with_requested:
-        notes.append("requested_slots_*: n/a (the predictions carry no requested slots)")
+        notes.append("requested_slots_*: n/a (no requested slots in the gold or the predictions)")
     return ProfileResult(
         scores=scores,
         signature_fields={"norm": norm.signature, "match": "exact-any-variant",

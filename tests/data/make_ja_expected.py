@@ -1,4 +1,4 @@
-"""Regenerate ``ja_mecab_expected.json``: sacrebleu's own ``ja-mecab`` tokenisation of our sentences.
+"""Regenerate ``ja_mecab_expected.json``: sacrebleu's own ``ja-mecab`` tokens of our sentences.
 
 The expected tokens come from sacrebleu's real ``TokenizerJaMecab`` (mecab-python3 + ipadic),
 which is NOT a dependency of dst-eval. Run it from a separate scratch venv, never the project's:

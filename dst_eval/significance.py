@@ -1,0 +1,267 @@
+"""Bootstrap confidence intervals and paired significance tests on :class:`Report` objects.
+
+Glue between reports and :mod:`dst_eval.metrics.resampling` (which holds the formulas and
+sacrebleu's conventions): ``--bootstrap N`` calls :func:`add_bootstrap`, ``dst-eval compare``
+calls :func:`compare_reports` and renders the result with :func:`comparison_markdown`,
+:func:`comparison_json` or :func:`render_comparison` (rich).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import UsageError
+from .metrics.base import Metric
+from .metrics.resampling import (
+    DEFAULT_SEED,
+    TIES,
+    Seed,
+    approximate_randomisation,
+    bootstrap_ci,
+    check_paired,
+    paired_bootstrap,
+    seed_label,
+)
+from .report import Report, format_value
+
+TESTS = ("bs", "ar", "both")
+DEFAULT_RESAMPLES = 1000
+DEFAULT_TRIALS = 10000
+SIGNIFICANCE_LEVEL = 0.05
+FEW_DIALOGUES = 30
+
+
+def _metrics_of(report: Report, label: str) -> list[Metric]:
+    if report.table is None or not report.metric_objects:
+        raise UsageError(f"{label}: its profile ({report.signature.profile}) does not keep "
+                         "per-turn statistics, so no bootstrap or significance test is "
+                         "possible; use the strict profile")
+    return [m for m in report.metric_objects if m.name in report.scores]
+
+
+def add_bootstrap(report: Report, n: int, seed: Seed) -> dict[str, str]:
+    """Dialogue-level bootstrap CIs of the report's metrics into
+    ``report.extra["confidence_intervals"]`` (``{metric: {"score", "mean", "ci_low",
+    "ci_high", "half_width", "resamples"}}``); returns the signature fields
+    ``{"bs": n, "seed": seed}`` to add."""
+    if n < 2:
+        raise UsageError(f"--bootstrap needs at least 2 resamples, got {n}")
+    metrics = _metrics_of(report, report.predictions_source or "predictions")
+    report.extra["confidence_intervals"] = bootstrap_ci(report.table, metrics, n_samples=n,
+                                                        seed=seed)
+    return {"bs": str(n), "seed": seed_label(seed)}
+
+
+def format_ci(name: str, ci: dict[str, Any]) -> str:
+    """sacrebleu's rendering ``score (μ = mean ± half_width)`` on the report's scale."""
+    return (f"{format_value(name, ci['score'])} (μ = {format_value(name, ci['mean'])} ± "
+            f"{format_value(name, ci['half_width'])})")
+
+
+def compare_reports(reports: Sequence[Report], *, test: str = "bs", n: int | None = None,
+                    trials: int | None = None, seed: Seed = DEFAULT_SEED,
+                    names: Sequence[str] | None = None, ties: str = "include") -> dict[str, Any]:
+    """Paired tests of every report against the first (the baseline), per metric.
+
+    ``test``: ``bs`` (paired bootstrap, ``n`` resamples, default 1000), ``ar`` (approximate
+    randomisation, ``trials`` shuffles, default 10000) or ``both``; ``ties="exclude"`` gives
+    sacrebleu's strict p-values (:mod:`dst_eval.metrics.resampling`). Returns::
+
+        {"signature", "test", "seed", "ties", "n"?, "trials"?, "notes"?, "metrics": [names],
+         "systems": [{"name", "baseline": bool, "scores": {metric: {
+             "score", "mean", "ci_low", "ci_high", "half_width"      (bs)
+             "delta", "p_bs", "p_ar"                                 (systems)}}}]}
+    """
+    if test not in TESTS:
+        raise UsageError(f"--test must be one of {', '.join(TESTS)}, got {test!r}")
+    if len(reports) < 2:
+        raise UsageError("compare needs a baseline and at least one system")
+    names = list(names or [r.predictions_source or f"system {i}" for i, r in enumerate(reports)])
+    if len(names) != len(reports):
+        raise ValueError(f"{len(names)} names for {len(reports)} reports")
+    n = DEFAULT_RESAMPLES if n is None else n
+    trials = DEFAULT_TRIALS if trials is None else trials
+    if test != "ar" and n < 2:
+        raise UsageError(f"--n must be at least 2 bootstrap resamples, got {n}")
+    if test != "bs" and trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {trials}")
+    if ties not in TIES:
+        raise UsageError(f"--ties must be one of {', '.join(TIES)}, got {ties!r}")
+    base = reports[0]
+    metrics = _common_metrics(reports, names)
+    fields: dict[str, str] = {}
+    if test != "ar":
+        fields["bs"] = str(n)
+    if test != "bs":
+        fields["ar"] = str(trials)
+    fields["seed"] = seed_label(seed)
+    if ties != "include":
+        fields["ties"] = ties
+    result: dict[str, Any] = {
+        "signature": base.signature.with_fields(**fields).format(), "test": test,
+        "seed": seed_label(seed), "ties": ties, "metrics": [m.name for m in metrics],
+        "systems": []}
+    if test != "ar":
+        result["n"] = n
+    if test != "bs":
+        result["trials"] = trials
+    n_dialogues = len(base.table.dialogue_ids)
+    if n_dialogues < FEW_DIALOGUES:
+        result["notes"] = [f"only {n_dialogues} dialogues: resampling tests and intervals are "
+                           "unreliable on so few"]
+
+    base_scores: dict[str, dict[str, Any]] = {m.name: {"score": base.scores[m.name]}
+                                              for m in metrics}
+    if test != "ar":
+        for name, ci in bootstrap_ci(base.table, metrics, n_samples=n, seed=seed).items():
+            base_scores[name] = _without_resamples(ci)
+    result["systems"].append({"name": names[0], "baseline": True, "scores": base_scores})
+    for report, name in zip(reports[1:], names[1:], strict=True):
+        result["systems"].append(
+            _compare_one(base, report, names[0], name, metrics, test, n, trials, seed, ties))
+    return result
+
+
+def _common_metrics(reports: Sequence[Report], names: Sequence[str]) -> list[Metric]:
+    base = reports[0]
+    metrics = _metrics_of(base, names[0])
+    signature = base.signature.format()
+    for report, name in zip(reports[1:], names[1:], strict=True):
+        _metrics_of(report, name)
+        if report.signature.format() != signature:
+            raise UsageError(f"{name} was scored differently from {names[0]}: "
+                             f"{report.signature} vs {signature}")
+        metrics = [m for m in metrics if m.name in report.scores]
+    if not metrics:
+        raise UsageError("the systems share no metric to compare")
+    return metrics
+
+
+def _without_resamples(ci: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in ci.items() if k != "resamples"}
+
+
+def _compare_one(base: Report, report: Report, base_name: str, name: str,
+                 metrics: list[Metric], test: str, n: int, trials: int,
+                 seed: Seed, ties: str) -> dict[str, Any]:
+    try:
+        check_paired(base.table, report.table)
+    except ValueError as exc:
+        raise UsageError(f"cannot pair {name} with {base_name}: {exc}") from None
+    scores: dict[str, dict[str, Any]] = {
+        m.name: {"score": report.scores[m.name],
+                 "delta": report.scores[m.name] - base.scores[m.name]} for m in metrics}
+    if test != "ar":
+        for metric_name, res in paired_bootstrap(base.table, report.table, metrics,
+                                                 n_samples=n, seed=seed, ties=ties).items():
+            scores[metric_name].update(_without_resamples(res["system_ci"]))
+            scores[metric_name]["p_bs"] = res["p_value"]
+    if test != "bs":
+        for metric_name, res in approximate_randomisation(base.table, report.table, metrics,
+                                                          n_trials=trials, seed=seed,
+                                                          ties=ties).items():
+            scores[metric_name]["p_ar"] = res["p_value"]
+    return {"name": name, "baseline": False, "scores": scores}
+
+
+# ---- renderings ----------------------------------------------------------------------
+def comparison_json(result: dict[str, Any]) -> str:
+    """JSON with NaN as ``null``."""
+    return orjson.dumps(_nan_to_none(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _nan_to_none(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_nan_to_none(v) for v in value]
+    return value
+
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:.4f}" + ("*" if value < SIGNIFICANCE_LEVEL else "")
+
+
+def comparison_rows(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: one row per metric; per system its score (μ ± CI when bootstrapped),
+    then for every non-baseline system Δ and the p-values (``*``: p < 0.05)."""
+    header = ["metric"]
+    for system, label in zip(result["systems"], _display_names(result), strict=True):
+        header.append(label + (" (baseline)" if system["baseline"] else ""))
+        if not system["baseline"]:
+            header.append("Δ")
+            header += [f"p ({t})" for t in ("bs", "ar") if f"p_{t}" in _any_scores(system)]
+    rows = []
+    for metric in result["metrics"]:
+        row = [metric]
+        for system in result["systems"]:
+            cell = system["scores"][metric]
+            row.append(format_ci(metric, cell) if "mean" in cell
+                       else format_value(metric, cell["score"]))
+            if not system["baseline"]:
+                row.append(_signed(metric, cell["delta"]))
+                row += [_p(cell[f"p_{t}"]) for t in ("bs", "ar") if f"p_{t}" in cell]
+        rows.append(row)
+    return header, rows
+
+
+def _display_names(result: dict[str, Any]) -> list[str]:
+    """File names without their folders when that keeps them distinct."""
+    names = [system["name"] for system in result["systems"]]
+    short = [Path(name).name or name for name in names]
+    return short if len(set(short)) == len(short) else names
+
+
+def _any_scores(system: dict[str, Any]) -> dict[str, Any]:
+    return next(iter(system["scores"].values()), {})
+
+
+def _signed(metric: str, delta: float) -> str:
+    text = format_value(metric, delta)
+    return text if text.startswith("-") or text == "n/a" else "+" + text
+
+
+def comparison_markdown(result: dict[str, Any]) -> str:
+    header, rows = comparison_rows(result)
+    lines = [f"`{result['signature']}`", "", "| " + " | ".join(header) + " |",
+             "|---|" + "---:|" * (len(header) - 1)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", _legend(result)] + [f"- note: {note}" for note in result.get("notes", [])]
+    return "\n".join(lines) + "\n"
+
+
+def _legend(result: dict[str, Any]) -> str:
+    parts = []
+    if "n" in result:
+        parts.append(f"paired bootstrap over dialogues ({result['n']} resamples; "
+                     "μ ± half-width of the 95 % interval)")
+    if "trials" in result:
+        parts.append(f"approximate randomisation swapping dialogues ({result['trials']} trials)")
+    ties = "ties count" if result["ties"] == "include" else "ties excluded (sacrebleu)"
+    return ("p-values against the baseline: " + "; ".join(parts) + f"; seed {result['seed']}; "
+            f"{ties}; * p < {SIGNIFICANCE_LEVEL}.")
+
+
+def render_comparison(result: dict[str, Any], console) -> None:
+    """Print the comparison as a rich table."""
+    from rich.table import Table
+
+    header, rows = comparison_rows(result)
+    table = Table(title="dst-eval compare", caption=result["signature"])
+    for i, title in enumerate(header):
+        table.add_column(title, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    console.print(_legend(result), highlight=False)
+    for note in result.get("notes", []):
+        console.print(f"note: {note}", highlight=False)

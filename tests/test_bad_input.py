@@ -1,0 +1,254 @@
+"""Hostile and broken prediction files: always a one-line PredictionError (exit 3), never a
+traceback -- through :func:`read_predictions` and through the command line."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from dst_eval.cli import main
+from dst_eval.errors import DstEvalError, PredictionError
+from dst_eval.reader import read_predictions
+
+
+@pytest.fixture(scope="module")
+def sample(gold_samples) -> tuple[Path, dict]:
+    """The multiwoz22 gold sample and its (clean) demo predictions."""
+    gold = gold_samples / "multiwoz22"
+    return gold, json.loads((gold / "predictions.json").read_text(encoding="utf-8"))
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str]:
+    """Exit code and stderr of the CLI (stdout is kept in ``run_cli.out``)."""
+    code = main([*argv] if argv[0] == "validate" else [*argv, "--format", "json"])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    run_cli.out = captured.out
+    return code, captured.err
+
+
+def check_rejected(path: Path, capsys, gold: Path, *, dialogue=None, turn=None,
+                   contains: str = "") -> None:
+    with pytest.raises(PredictionError) as info:
+        read_predictions(path, corpus="multiwoz22")
+    error = info.value
+    text = str(error)
+    assert error.exit_code == 3
+    assert "\n" not in text and text.startswith(str(path))
+    assert (error.file, error.dialogue, error.turn) == (str(path), dialogue, turn)
+    assert contains in text
+    code, err = run_cli(capsys, str(path), "--gold", str(gold))
+    assert code == 3
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and contains in lines[0]
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    path.write_bytes(content)
+    return path
+
+
+def test_empty_file(tmp_path, capsys, sample):
+    for content in ("", "  \n\n"):
+        check_rejected(write(tmp_path, "empty.json", content), capsys, sample[0],
+                       contains="file is empty")
+    check_rejected(write(tmp_path, "empty.jsonl", "\n"), capsys, sample[0],
+                   contains="file is empty")
+
+
+def test_invalid_json(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "bad.json", '{"d": [{"state": {}'), capsys, sample[0],
+                   contains="invalid JSON")
+    check_rejected(write(tmp_path, "bad.json", "{'d': []}"), capsys, sample[0],
+                   contains="invalid JSON")
+
+
+def test_list_of_numbers(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "n.json", "[1, 2, 3]"), capsys, sample[0],
+                   contains="found a list of numbers")
+
+
+def test_object_of_the_wrong_shape(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "id.json", '{"id": "x"}'), capsys, sample[0],
+                   contains="cannot tell the prediction format")
+
+
+def test_turn_that_is_not_an_object(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "t.json", '{"d1": [{"state": {}}, "turn"]}'), capsys,
+                   sample[0], dialogue="d1", turn=1, contains="a turn must be a JSON object")
+
+
+def test_turns_that_are_not_a_list(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "t.json", '{"d1": [], "d2": {"state": {}}}'), capsys,
+                   sample[0], dialogue="d2", contains="expected a list of turns")
+
+
+def test_state_that_is_a_list(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "s.json", '{"d1": [{"state": ["hotel-area", "north"]}]}'),
+                   capsys, sample[0], dialogue="d1", turn=0, contains="state must be a JSON object")
+
+
+def test_value_that_is_an_object(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "v.json",
+                         '{"d1": [{"state": {"hotel": {"book": {"day": "monday"}}}}]}'),
+                   capsys, sample[0], dialogue="d1", turn=0,
+                   contains="slot hotel-book: a value must be a string, found a JSON object")
+
+
+def test_key_that_is_not_domain_slot(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "k.json", '{"d1": [{"state": {"area": "north"}}]}'),
+                   capsys, sample[0], dialogue="d1", turn=0, contains="is not 'domain-slot'")
+
+
+def test_non_string_values_warn_by_default_and_fail_when_strict(tmp_path, capsys, sample):
+    gold, preds = sample
+    preds = copy.deepcopy(preds)
+    dialogue = next(iter(preds))
+    first_domain = next(iter(preds[dialogue][0]["state"].values()))
+    slot = next(iter(first_domain))
+    first_domain[slot] = 3
+    path = write(tmp_path, "nonstring.json", json.dumps(preds))
+    read = read_predictions(path, corpus="multiwoz22")
+    [issue] = read.issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("non_string_value", dialogue, 0)
+    code, _ = run_cli(capsys, str(path), "--gold", str(gold))
+    assert code == 0
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert f"dialogue {dialogue}, turn 0" in line and "is a number" in line
+
+
+def test_unknown_dialogue_ids(tmp_path, capsys, sample):
+    gold, preds = sample
+    preds = dict(preds, nosuchdialogue=[{"state": {}}])
+    path = write(tmp_path, "extra.json", json.dumps(preds))
+    code, _ = run_cli(capsys, str(path), "--gold", str(gold))
+    assert code == 0
+    code, err = run_cli(capsys, "validate", str(path), "--gold", str(gold))
+    assert code == 0
+    assert "warning: " in run_cli.out and "nosuchdialogue" in run_cli.out
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert "1 predicted dialogues are not in the gold data" in line
+    assert "nosuchdialogue" in line
+
+
+def test_duplicate_jsonl_records(tmp_path, capsys, sample):
+    record = '{"dialogue_id": "d1", "turn_index": 1, "state": {}}\n'
+    check_rejected(write(tmp_path, "dup.jsonl", record + '{"dialogue_id": "x", "turn_index": 0}\n'
+                         + record), capsys, sample[0], dialogue="d1", turn=1,
+                   contains="line 1 and line 3 both predict this turn")
+
+
+def test_duplicate_key_in_a_json_object(tmp_path, capsys, sample):
+    text = ('{"d0": [],\n "d1": [{"state": {"hotel": {"area": "north"}}}],\n "d2": [],\n'
+            ' "d1": [{"state": {}}]}')
+    check_rejected(write(tmp_path, "dup.json", text), capsys, sample[0], dialogue="d1",
+                   contains="'d1' is given 2 times")
+    first_key = '{"d1": [],\n "d2": [],\n "d1": [{}]}'
+    check_rejected(write(tmp_path, "dup.json", first_key), capsys, sample[0], dialogue="d1",
+                   contains="'d1' is given 2 times")
+    wrapped = '{"metadata": {}, "predictions": {"a": [], "b": [], "a": []}}'
+    check_rejected(write(tmp_path, "dup.json", wrapped), capsys, sample[0], dialogue="a",
+                   contains="'a' is given 2 times")
+
+
+def test_ids_differing_by_case_or_json_suffix(tmp_path, capsys, sample):
+    check_rejected(write(tmp_path, "case.json", '{"PMUL1.json": [], "pmul1": []}'), capsys,
+                   sample[0], dialogue="pmul1", contains="name the same dialogue")
+    jsonl = ('{"dialogue_id": "MUL1", "turn_index": 0}\n'
+             '{"dialogue_id": "mul1.json", "turn_index": 1}\n')
+    check_rejected(write(tmp_path, "case.jsonl", jsonl), capsys, sample[0],
+                   dialogue="mul1.json", contains="name the same dialogue")
+
+
+def test_one_megabyte_value(tmp_path, capsys, sample):
+    big = json.dumps({"d1": [{"state": {}}, {"state": {"hotel": {"name": "x" * 2**20}}}]})
+    check_rejected(write(tmp_path, "big.json", big), capsys, sample[0], dialogue="d1", turn=1,
+                   contains="value of 1,048,576 characters exceeds the 10,000-character limit")
+    records = json.dumps({"dialogue_id": "d", "turn_index": 0,
+                          "state": {"hotel-name": "y" * 2**20}})
+    check_rejected(write(tmp_path, "big.jsonl", records + "\n"), capsys, sample[0],
+                   dialogue="d", turn=0, contains="1,048,576 characters")
+
+
+def test_huge_names(tmp_path, capsys, sample):
+    long_key = json.dumps({"d1": [{"state": {"hotel": {"x" * 5000: "1"}}}]})
+    check_rejected(write(tmp_path, "key.json", long_key), capsys, sample[0], dialogue="d1",
+                   turn=0, contains="slot key 'hotel-xxx")
+    long_id = json.dumps({"d" * 5000: [{"state": {}}]})
+    check_rejected(write(tmp_path, "id.json", long_id), capsys, sample[0],
+                   contains="of 5,000 characters exceeds the 1,000-character limit")
+    long_id = json.dumps({"dialogue_id": "d" * 5000, "turn_index": 0})
+    check_rejected(write(tmp_path, "id.jsonl", long_id + "\n"), capsys, sample[0],
+                   contains="line 1: 'dialogue_id' must be a non-empty string of at most")
+
+
+def test_non_utf8_bytes(tmp_path, capsys, sample):
+    latin1 = '{"d1": [{"state": {"hotel": {"name": "café"}}}]}'.encode("latin-1")
+    check_rejected(write(tmp_path, "latin1.json", latin1), capsys, sample[0],
+                   contains="not valid UTF-8")
+    utf16 = '{"d1": []}'.encode("utf-16")
+    check_rejected(write(tmp_path, "utf16.json", utf16), capsys, sample[0])
+    check_rejected(write(tmp_path, "latin1.jsonl", latin1 + b"\n" + latin1), capsys, sample[0],
+                   contains="line 1: not valid UTF-8")
+
+
+@pytest.mark.parametrize("text", ["[" * 10_000 + "]" * 10_000,
+                                  '{"a":' * 10_000 + "1" + "}" * 10_000,
+                                  '{"d": [{"state": ' + '{"a":' * 10_000 + '"x"' + "}" * 10_001
+                                  + "]}"])
+def test_nesting_depth_10000(tmp_path, capsys, sample, text):
+    check_rejected(write(tmp_path, "deep.json", text), capsys, sample[0],
+                   contains="nested too deeply")
+
+
+def test_missing_file_and_directory_without_predictions(tmp_path, capsys, sample):
+    check_rejected(tmp_path / "nothere.json", capsys, sample[0], contains="not found")
+    empty_dir = tmp_path / "emptydir"
+    empty_dir.mkdir()
+    with pytest.raises(PredictionError) as info:
+        read_predictions(empty_dir)
+    assert str(empty_dir) in str(info.value) and "\n" not in str(info.value)
+
+
+def _mutations(rng: random.Random, obj):
+    """A broken copy of ``obj``: one node replaced by a random JSON value."""
+    junk = [None, 0, -1, 2.5, True, "", "x|y", [], [1], ["a", "b"], {}, {"k": []},
+            [[]], {"a": {"b": {}}}, "none", 10**18, ["x", json.loads("[" * 500 + "]" * 500)]]
+    obj = copy.deepcopy(obj)
+    node, path = obj, []
+    while isinstance(node, dict | list) and node and rng.random() < 0.8:
+        key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+        path.append((node, key))
+        node = node[key]
+    if not path:
+        return rng.choice(junk)
+    parent, key = path[-1]
+    parent[key] = rng.choice(junk)
+    return obj
+
+
+def test_random_corruptions_only_raise_dst_eval_errors(tmp_path, sample):
+    _, preds = sample
+    rng = random.Random(20240611)
+    path = tmp_path / "fuzz.json"
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(400):
+        path.write_text(json.dumps(_mutations(rng, preds)), encoding="utf-8")
+        try:
+            read_predictions(path, corpus="multiwoz22")
+            outcomes["ok"] += 1
+        except DstEvalError as exc:
+            assert "\n" not in str(exc) and str(path) in str(exc)
+            outcomes["error"] += 1
+    assert outcomes["ok"] > 0 and outcomes["error"] > 0

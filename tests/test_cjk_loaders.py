@@ -1,0 +1,507 @@
+"""CrossWOZ, RiSAWOZ and JMultiWOZ gold loaders: real-data counts and states, layouts, errors.
+
+Expected states are re-derived here from the raw files with a few lines of independent
+code (the SCORERS.md §10 recipes), never read back from the loader.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import unicodedata
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dst_eval.config import corpus_config
+from dst_eval.errors import GoldDataError, UsageError
+from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.loaders import crosswoz, detect_corpus, jmultiwoz, load_gold, risawoz
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def states(gold: GoldSet) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
+    return {(t.dialogue_id, t.turn_index): dict(t.state) for t in gold.turns()}
+
+
+def raw_crosswoz(path: Path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read(archive.namelist()[0]))
+
+
+def expected_crosswoz_states(raw: dict) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
+    """State of user message i = messages[i+1].sys_state_init, no selectedResults/empties."""
+    out = {}
+    for dialogue_id, dialogue in raw.items():
+        messages = dialogue["messages"]
+        user_positions = [i for i, m in enumerate(messages) if m["role"] == "usr"]
+        for turn_index, i in enumerate(user_positions):
+            state = {}
+            for domain, slots in messages[i + 1]["sys_state_init"].items():
+                for slot, value in slots.items():
+                    if slot != "selectedResults" and value.strip():
+                        state[f"{domain}-{slot}"] = (value.strip(),)
+            out[(dialogue_id, turn_index)] = state
+    return out
+
+
+def to_gem_crosswoz(dialogue_id: str, dialogue: dict, *, stringify_state: bool = False) -> dict:
+    """The GEM/HF layout of one original CrossWOZ dialogue (columns, stringified goals)."""
+    def goal(entries):
+        return [[str(e[0]), e[1], e[2], str(e[3]) if not isinstance(e[3], str) else e[3],
+                 str(e[4])] for e in entries]
+
+    messages = dialogue["messages"]
+    empty = {d: {k: ([] if k == "selectedResults" else "") for k in s}
+             for d, s in messages[1]["sys_state_init"].items()}
+    init = [m.get("sys_state_init", empty) for m in messages]
+    return {
+        "dialog_id": dialogue_id,
+        "gem_id": f"GEM-CrossWOZ-test-{dialogue_id}",
+        "sys_id": str(dialogue["sys-usr"][0]),
+        "usr_id": str(dialogue["sys-usr"][1]),
+        "type": dialogue["type"],
+        "task description": dialogue["task description"],
+        "goal": goal(dialogue["goal"]),
+        "final_goal": goal(dialogue["final_goal"]),
+        "messages": {
+            "content": [m["content"] for m in messages],
+            "role": [m["role"] for m in messages],
+            "dialog_act": [m["dialog_act"] for m in messages],
+            "sys_state_init": [repr(s) if stringify_state else s for s in init],
+        },
+    }
+
+
+# ----------------------------------------------------------------------------- CrossWOZ real
+
+
+@pytest.fixture(scope="session")
+def crosswoz_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpora" / "crosswoz"
+
+
+@pytest.fixture(scope="session")
+def crosswoz_test(crosswoz_dir: Path) -> GoldSet:
+    return crosswoz.load(crosswoz_dir / "test.json.zip")
+
+
+@pytest.fixture(scope="session")
+def crosswoz_test_raw(crosswoz_dir: Path) -> dict:
+    return raw_crosswoz(crosswoz_dir / "test.json.zip")
+
+
+def test_crosswoz_test_counts(crosswoz_test: GoldSet) -> None:
+    assert crosswoz_test.corpus == "crosswoz" and crosswoz_test.split == "test"
+    assert len(crosswoz_test) == 500
+    assert crosswoz_test.n_turns == 4238
+    assert sum(1 for t in crosswoz_test.turns() if not t.state) == 2  # SCORERS §11.4
+    types = Counter(d.meta["type"] for d in crosswoz_test)
+    assert types == {"CM": 166, "M": 157, "M+T": 84, "CM+T": 58, "S": 35}
+    assert len(crosswoz_test.slots) == 26
+
+
+def test_crosswoz_val_counts_from_directory(crosswoz_dir: Path) -> None:
+    gold = load_gold(crosswoz_dir, split="dev")  # alias of val
+    assert gold.split == "val"
+    assert (len(gold), gold.n_turns) == (500, 4229)
+    assert sum(1 for t in gold.turns() if not t.state) == 0
+    assert Counter(d.meta["type"] for d in gold) == {"CM": 168, "M": 162, "M+T": 68,
+                                                      "CM+T": 63, "S": 39}
+
+
+def test_crosswoz_states_match_the_recipe(crosswoz_test: GoldSet, crosswoz_test_raw: dict) -> None:
+    assert states(crosswoz_test) == expected_crosswoz_states(crosswoz_test_raw)
+
+
+def test_crosswoz_specific_turns(crosswoz_test: GoldSet) -> None:
+    dialogue = crosswoz_test.get("2303")  # the GEM card's example dialogue
+    first, second = dialogue.turns[0], dialogue.turns[1]
+    assert dict(first.state) == {"餐馆-人均消费": ("50-100元",), "餐馆-推荐菜": ("美食街",)}
+    assert first.requested_slots == {"餐馆-名称"}
+    assert first.services == ("餐馆",)
+    assert first.raw_turn_index == 0 and second.raw_turn_index == 2
+    assert first.user_utterance.startswith("你好，我想吃美食街")
+    assert first.system_response.startswith("为您推荐鲜鱼口老字号美食街")
+    assert dialogue.meta["type"] == "CM" and dialogue.meta["type_name"] == "不独立多领域"
+    assert dialogue.services == ("餐馆", "景点", "酒店")
+    assert dialogue.goal["goal"][1] == (1, "餐馆", "推荐菜", ("美食街",), False)
+
+
+def test_crosswoz_dirty_values_stripped_but_not_normalised(crosswoz_test: GoldSet,
+                                                           crosswoz_test_raw: dict) -> None:
+    raw_padded = sum(
+        1 for d in crosswoz_test_raw.values() for m in d["messages"] if m["role"] == "sys"
+        for slots in m["sys_state_init"].values() for k, v in slots.items()
+        if k != "selectedResults" and v.strip() and v != v.strip())
+    assert raw_padded > 0  # the release has values like '3小时 ', '\t中国古动物馆'
+    values = [v for t in crosswoz_test.turns() for vs in t.state.values() for v in vs]
+    assert all(v == v.strip() and v for v in values)
+    # full-width parentheses are kept: 116 test values change under NFKC (SCORERS §10)
+    assert sum(unicodedata.normalize("NFKC", v) != v for v in values) == 116
+    assert any(" " in v for t in crosswoz_test.turns()
+               for k, vs in t.state.items() if k == "酒店-酒店设施" for v in vs)
+
+
+def test_crosswoz_slot_list_is_the_release_template(crosswoz_test_raw: dict) -> None:
+    template = next(iter(crosswoz_test_raw.values()))["messages"][1]["sys_state_init"]
+    keys = {f"{d}-{s}" for d, slots in template.items() for s in slots if s != "selectedResults"}
+    assert set(corpus_config("crosswoz").slots) == keys and len(keys) == 26
+    assert corpus_config("crosswoz").multi_value_slots == {"餐馆-推荐菜", "酒店-酒店设施"}
+
+
+def test_crosswoz_plain_json_equals_zip(crosswoz_dir: Path, crosswoz_test: GoldSet,
+                                        tmp_path: Path) -> None:
+    with zipfile.ZipFile(crosswoz_dir / "test.json.zip") as archive:
+        (tmp_path / "test.json").write_bytes(archive.read("test.json"))
+    plain = crosswoz.load(tmp_path / "test.json")
+    assert plain.split == "test"
+    assert states(plain) == states(crosswoz_test)
+
+
+def test_crosswoz_gem_layout(crosswoz_test: GoldSet, crosswoz_test_raw: dict,
+                             tmp_path: Path) -> None:
+    ids = list(crosswoz_test_raw)[:40]
+    records = [to_gem_crosswoz(i, crosswoz_test_raw[i], stringify_state=n % 2 == 1)
+               for n, i in enumerate(ids)]
+    jsonl = tmp_path / "crosswoz_gem.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), "utf-8")
+    as_list = tmp_path / "crosswoz_gem.json"
+    as_list.write_text(json.dumps(records, ensure_ascii=False), "utf-8")
+    expected = {k: v for k, v in states(crosswoz_test).items() if k[0] in set(ids)}
+    for path in (jsonl, as_list):
+        assert crosswoz.sniff(path) and detect_corpus(path) == "crosswoz"
+        gem = crosswoz.load(path)
+        assert gem.split == "test"  # from gem_id
+        assert states(gem) == expected
+    gem = crosswoz.load(jsonl)
+    original = crosswoz_test.get(ids[0])
+    loaded = gem.get(ids[0])
+    assert loaded.goal["goal"] == original.goal["goal"]  # "['美食街']" and 'True' parsed back
+    assert loaded.meta["type"] == original.meta["type"]
+    assert [t.requested_slots for t in loaded.turns] == [t.requested_slots for t in original.turns]
+
+
+def test_crosswoz_gem_layout_never_evaluates_code(tmp_path: Path) -> None:
+    record = {"dialog_id": "1", "type": "单领域", "goal": [["1", "餐馆", "推荐菜",
+                                                         "[__import__('os').getcwd()]", "False"]],
+              "messages": {"content": ["你好", "你好"], "role": ["usr", "sys"],
+                           "dialog_act": [[], []], "sys_state_init": [{}, {}]}}
+    path = tmp_path / "evil.jsonl"
+    path.write_text(json.dumps(record), "utf-8")
+    with pytest.raises(GoldDataError, match="not a valid literal"):
+        crosswoz.load(path)
+
+
+# ----------------------------------------------------------------------------- CrossWOZ sample
+
+
+def test_crosswoz_gold_sample(gold_samples: Path) -> None:
+    gold = load_gold(gold_samples / "crosswoz")
+    assert detect_corpus(gold_samples / "crosswoz") == "crosswoz"
+    assert (gold.split, len(gold), gold.n_turns) == ("test", 3, 13)
+    by_turn = states(gold)
+    assert by_turn[("9001", 2)]["餐馆-名称"] == ("四季民福烤鸭店（故宫店）",)  # trailing space gone
+    assert by_turn[("9003", 3)]["餐馆-名称"] == ("砂锅居（西四店）",)  # leading tab gone
+    assert by_turn[("9001", 1)]["餐馆-推荐菜"] == ("北京烤鸭 炸酱面",)
+    assert by_turn[("9002", 4)] == {} and by_turn[("9003", 0)] == {}
+    assert [d.meta["type"] for d in gold] == ["S", "M+T", "CM"]
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["9001"]["messages"][2].pop("role"), "role"),
+    (lambda d: d["9001"]["messages"].pop(), "not followed by a system message"),
+    (lambda d: d["9002"]["messages"][3]["sys_state_init"]["餐馆"].update(推荐菜=["a"]),
+     "is a list"),
+    (lambda d: d["9003"]["messages"][1].pop("sys_state_init"), "sys_state_init"),
+])
+def test_crosswoz_malformed_gold(gold_samples: Path, tmp_path: Path, mutate, message) -> None:
+    data = json.loads((gold_samples / "crosswoz" / "test.json").read_text("utf-8"))
+    mutate(data)
+    path = tmp_path / "test.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match=message) as info:
+        crosswoz.load(path)
+    text = str(info.value)
+    assert "\n" not in text and str(path) in text and "dialogue 900" in text and "turn" in text
+
+
+def test_crosswoz_not_json_and_wrong_split(tmp_path: Path, gold_samples: Path) -> None:
+    bad = tmp_path / "test.json"
+    bad.write_text("{not json", "utf-8")
+    with pytest.raises(GoldDataError, match="invalid JSON"):
+        crosswoz.load(bad)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "test.json.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    assert not crosswoz.sniff(broken)
+    with pytest.raises(GoldDataError, match="not a valid zip file"):
+        crosswoz.load(broken)
+    with pytest.raises(UsageError, match="holds the test split"):
+        crosswoz.load(gold_samples / "crosswoz" / "test.json", split="val")
+    with pytest.raises(UsageError, match="no CrossWOZ 'train' split"):
+        crosswoz.load(gold_samples / "crosswoz", split="train")
+
+
+# ----------------------------------------------------------------------------- RiSAWOZ real
+
+
+@pytest.fixture(scope="session")
+def risawoz_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpora" / "risawoz"
+
+
+def expected_risawoz_states(dialogues: list) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
+    return {(d["dialogue_id"], i): {k: (str(v),) for k, v in
+                                    t["belief_state"]["inform slot-values"].items()
+                                    if str(v).strip()}
+            for d in dialogues for i, t in enumerate(d["dialogue"])}
+
+
+def test_risawoz_real_counts_and_states(risawoz_dir: Path) -> None:
+    sample = risawoz_dir / "sample_train100_original_format.json"
+    gold = risawoz.load(sample)
+    assert (len(gold), gold.n_turns, gold.split) == (100, 659, "train")
+    assert states(gold) == expected_risawoz_states(json.loads(sample.read_text("utf-8")))
+    card = risawoz.load(risawoz_dir / "gem_card_examples.json")
+    assert (len(card), card.n_turns) == (3, 22)
+    merged = risawoz.load(risawoz_dir)
+    assert (len(merged), merged.n_turns) == (103, 681)
+    train = risawoz.load(risawoz_dir, split="train")  # all in the official train ids
+    assert (train.split, len(train)) == ("train", 103)
+    with pytest.raises(GoldDataError, match="none of the dialogues belongs to the test split"):
+        risawoz.load(risawoz_dir, split="test")
+
+
+def test_risawoz_specific_turn_and_raw_values(risawoz_dir: Path) -> None:
+    gold = risawoz.load(risawoz_dir / "gem_card_examples.json")
+    turn = gold.get("attraction_goal_4-63###6177").turns[2]
+    assert dict(turn.state) == {"旅游景点-景点类型": ("水乡 古镇",), "旅游景点-消费": ("中等",),
+                                "旅游景点-名称": ("山塘 街",)}
+    assert turn.requested_slots == {"旅游景点-特点"}
+    assert turn.system_response.startswith("特点是欣赏苏州老城风貌")
+    sample = risawoz.load(risawoz_dir / "sample_train100_original_format.json")
+    values = {v for t in sample.turns() for vs in t.state.values() for v in vs}
+    assert "<   15" in values  # word-segmented values are kept as annotated
+
+
+def test_risawoz_slots_are_the_ontology(risawoz_dir: Path) -> None:
+    ontology = json.loads((risawoz_dir / "RiSAWOZ-Database-and-Ontology" / "Ontology" /
+                           "ontology.json").read_text("utf-8"))
+    keys = [f"{d}-{s}" for d, slots in ontology.items() for s in slots]
+    assert list(corpus_config("risawoz").slots) == keys and len(keys) == 159
+    gold = risawoz.load(risawoz_dir)
+    assert {k for t in gold.turns() for k in t.state} <= set(keys)
+    assert split_slot_key("医院-3.0T MRI") == ("医院", "3.0T MRI")
+
+
+def to_gem_risawoz(dialogue: dict, n: int) -> dict:
+    """GEM/HF variants: turns as columns; belief states stringified or as slot-value lists."""
+    turns = []
+    for i, turn in enumerate(dialogue["dialogue"]):
+        turn = dict(turn)
+        belief = dict(turn["belief_state"])
+        if (n + i) % 3 == 0:
+            belief["inform slot-values"] = [{"slot": k, "value": v}
+                                            for k, v in belief["inform slot-values"].items()]
+            turn["belief_state"] = belief
+        elif (n + i) % 3 == 1:
+            turn["belief_state"] = repr(belief)
+        turns.append(turn)
+    columns = {key: [t[key] for t in turns] for key in turns[0]}
+    return {"gem_id": f"GEM-RiSAWOZ-train-{n}", "dialogue_id": dialogue["dialogue_id"],
+            "goal": dialogue["goal"], "domains": dialogue["domains"], "dialogue": columns}
+
+
+def test_risawoz_gem_layout(risawoz_dir: Path, tmp_path: Path) -> None:
+    sample = risawoz_dir / "sample_train100_original_format.json"
+    raw = json.loads(sample.read_text("utf-8"))
+    path = tmp_path / "risawoz_gem.jsonl"
+    path.write_text("\n".join(json.dumps(to_gem_risawoz(d, n), ensure_ascii=False)
+                              for n, d in enumerate(raw)), "utf-8")
+    assert risawoz.sniff(path) and not crosswoz.sniff(path)
+    gem = risawoz.load(path)
+    assert states(gem) == expected_risawoz_states(raw)
+    assert gem.dialogues[0].meta["gem_id"] == "GEM-RiSAWOZ-train-0"
+
+
+def test_risawoz_gold_sample_and_dirty_values(gold_samples: Path) -> None:
+    gold = load_gold(gold_samples / "risawoz")
+    assert detect_corpus(gold_samples / "risawoz") == "risawoz"
+    assert (len(gold), gold.n_turns) == (3, 11)
+    by_turn = states(gold)
+    hospital = "hospital_goal_1-01###9001"
+    assert by_turn[(hospital, 2)]["医院-3.0T MRI"] == ("是",)
+    car = "car_goal_2-02###9002"
+    assert by_turn[(car, 1)] == {"汽车-能源类型": ("纯 电动",),
+                                 "汽车-所属价格区间": ("15   ~   20",),
+                                 "汽车-座位数": ("5",)}  # int 5 -> "5"
+    mixed = "attraction_restaurant_goal_3-03###9003"
+    assert by_turn[(mixed, 1)]["旅游景点-名称"] == (" 同里 古镇",)  # raw; despace at scoring
+    assert "餐厅-区域" not in by_turn[(mixed, 2)]  # "" dropped
+    assert gold.get(mixed).turns[2].requested_slots == {"餐厅-名称"}
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d[0]["dialogue"][1]["belief_state"]["inform slot-values"].update(
+        {"名称": "x"}), "is not 'domain-slot'"),
+    (lambda d: d[1]["dialogue"][0].pop("belief_state"), "inform slot-values"),
+    (lambda d: d[2]["dialogue"][3]["belief_state"]["inform slot-values"].update(
+        {"餐厅-推荐菜": ["a", "b"]}), "is a list"),
+])
+def test_risawoz_malformed_gold(gold_samples: Path, tmp_path: Path, mutate, message) -> None:
+    data = json.loads((gold_samples / "risawoz" / "dialogues.json").read_text("utf-8"))
+    mutate(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match=message) as info:
+        risawoz.load(path)
+    assert str(path) in str(info.value) and "dialogue " in str(info.value)
+    assert "turn " in str(info.value)
+
+
+# ----------------------------------------------------------------------------- JMultiWOZ
+
+
+@pytest.fixture(scope="session")
+def jmultiwoz_sample(gold_samples: Path) -> Path:
+    return gold_samples / "jmultiwoz"
+
+
+def expected_jmultiwoz_states(dialogues: dict, names: list[str]
+                              ) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
+    out = {}
+    for name in names:
+        system_turns = [t for t in dialogues[name]["turns"] if t["speaker"] == "SYSTEM"]
+        for i, turn in enumerate(system_turns):
+            state = {}
+            for part, prefix in (("belief_state", ""), ("book_state", "book_")):
+                for domain, slots in turn["dialogue_state"][part].items():
+                    for slot, value in slots.items():
+                        if value:
+                            state[f"{domain}-{prefix}{slot}"] = (value,)
+            out[(name, i)] = state
+    return out
+
+
+def test_jmultiwoz_release_layout(jmultiwoz_sample: Path) -> None:
+    raw = json.loads((jmultiwoz_sample / "dialogues.json").read_text("utf-8"))
+    split_list = json.loads((jmultiwoz_sample / "split_list.json").read_text("utf-8"))
+    gold = load_gold(jmultiwoz_sample)
+    assert detect_corpus(jmultiwoz_sample) == "jmultiwoz"
+    assert (gold.split, len(gold), gold.n_turns) == ("test", 3, 12)
+    assert [d.dialogue_id for d in gold] == split_list["test"]
+    assert states(gold) == expected_jmultiwoz_states(raw, split_list["test"])
+    for split in ("dev", "train"):
+        other = jmultiwoz.load(jmultiwoz_sample, split=split)
+        assert [d.dialogue_id for d in other] == split_list[split]
+        assert states(other) == expected_jmultiwoz_states(raw, split_list[split])
+    assert jmultiwoz.load(jmultiwoz_sample, split="validation").split == "dev"
+    assert states(jmultiwoz.load(jmultiwoz_sample / "dialogues.json")) == states(gold)
+    assert len(corpus_config("jmultiwoz").slots) == 43
+
+
+def test_jmultiwoz_specific_turns(jmultiwoz_sample: Path) -> None:
+    gold = jmultiwoz.load(jmultiwoz_sample)
+    hotel = gold.get("dialogue_9001AbCd")
+    booked = hotel.turns[2]
+    assert dict(booked.state) == {
+        "general-active_domain": ("hotel",), "general-city": ("大阪",),
+        "hotel-name": ("ホテル大阪ベイサイド",), "hotel-pricerange": ("安め",),
+        "hotel-parking": ("有り(無料)",), "hotel-book_people": ("2",),
+        "hotel-book_day": ("土曜日",), "hotel-book_stay": ("2",)}
+    assert booked.raw_turn_index == 4 and booked.user_utterance.startswith("そこにします")
+    assert booked.system_response.startswith("予約が完了しました")
+    assert booked.services == ("hotel",)
+    assert hotel.services == ("hotel",) and hotel.meta["system_name"] == "operator_0901aaaa"
+    fukuoka = gold.get("dialogue_9003IjKl")
+    assert len(fukuoka.turns) == 3  # the trailing USER turn is not evaluable
+    assert fukuoka.turns[1].state["attraction-wifi"] == ("有り（無料）",)  # width kept
+    assert set(corpus_config("jmultiwoz").slots) >= {k for t in gold.turns() for k in t.state}
+
+
+def to_hf_jmultiwoz(dialogue: dict) -> dict:
+    """HF layout: states as lists of {domain, slot, value} ("" = unset), turns as columns."""
+    def entries(part):
+        return [{"domain": d, "slot": s, "value": v or ""} for d, slots in part.items()
+                for s, v in slots.items()]
+
+    turns = []
+    for turn in dialogue["turns"]:
+        state = turn.get("dialogue_state")
+        hf_state = {"belief_state": entries(state["belief_state"]) if state else [],
+                    "book_state": entries(state["book_state"]) if state else []}
+        turns.append({"turn_id": turn["turn_id"], "speaker": turn["speaker"],
+                      "utterance": turn["utterance"], "dialogue_state": hf_state})
+    goal = [{"domain": d, "task": task, "slot": s, "value": "" if task == "reqt" else slots[s]}
+            for d, tasks in dialogue["goal"].items() for task, slots in tasks.items()
+            for s in slots]
+    return {"dialogue_id": dialogue["dialogue_id"], "dialogue_name": dialogue["dialogue_name"],
+            "system_name": dialogue["system_name"], "user_name": dialogue["user_name"],
+            "goal": goal, "turns": {k: [t[k] for t in turns] for k in turns[0]}}
+
+
+def test_jmultiwoz_hf_layout_and_zip(jmultiwoz_sample: Path, tmp_path: Path) -> None:
+    raw = json.loads((jmultiwoz_sample / "dialogues.json").read_text("utf-8"))
+    split_list = json.loads((jmultiwoz_sample / "split_list.json").read_text("utf-8"))
+    records = [to_hf_jmultiwoz(raw[name]) for name in split_list["test"]]
+    path = tmp_path / "test.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), "utf-8")
+    assert jmultiwoz.sniff(path) and not crosswoz.sniff(path) and not risawoz.sniff(path)
+    assert detect_corpus(path) == "jmultiwoz"  # not taken for MultiWOZ 2.2 (turns, speaker)
+    hf = jmultiwoz.load(path)
+    assert hf.split == "test"
+    assert states(hf) == expected_jmultiwoz_states(raw, split_list["test"])
+    assert hf.get("dialogue_9002EfGh").services == ("restaurant", "taxi")
+    release = jmultiwoz.load(jmultiwoz_sample)
+    assert hf.get("dialogue_9001AbCd").goal == release.get("dialogue_9001AbCd").goal
+    assert hf.get("dialogue_9001AbCd").goal["hotel"]["reqt"] == ("name",)
+
+    archive = tmp_path / "JMultiWOZ_1.0.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("dialogues.json", "split_list.json"):
+            zf.write(jmultiwoz_sample / name, f"JMultiWOZ_1.0/{name}")
+    assert jmultiwoz.sniff(archive) and detect_corpus(archive) == "jmultiwoz"
+    assert states(jmultiwoz.load(archive)) == states(hf)
+
+
+def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
+    raw = json.loads((jmultiwoz_sample / "dialogues.json").read_text("utf-8"))
+    folder = tmp_path / "jmw"
+    folder.mkdir()
+    shutil.copy(jmultiwoz_sample / "split_list.json", folder / "split_list.json")
+    del raw["dialogue_9002EfGh"]["turns"][3]["dialogue_state"]
+    (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match="no dialogue_state") as info:
+        jmultiwoz.load(folder)
+    assert "dialogue dialogue_9002EfGh" in str(info.value) and "turn 3" in str(info.value)
+    with pytest.raises(UsageError, match="unknown JMultiWOZ split"):
+        jmultiwoz.load(jmultiwoz_sample, split="extra")
+    del raw["dialogue_9003IjKl"]
+    (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match="not in dialogues.json"):
+        jmultiwoz.load(folder)
+
+
+# ----------------------------------------------------------------------------- detection
+
+
+def test_sniffers_do_not_claim_each_other(gold_samples: Path, shared_dir: Path) -> None:
+    samples = {"crosswoz": gold_samples / "crosswoz", "risawoz": gold_samples / "risawoz",
+               "jmultiwoz": gold_samples / "jmultiwoz"}
+    real = {"crosswoz": shared_dir / "corpora" / "crosswoz" / "test.json.zip",
+            "risawoz": shared_dir / "corpora" / "risawoz" / "gem_card_examples.json"}
+    modules = {"crosswoz": crosswoz, "risawoz": risawoz, "jmultiwoz": jmultiwoz}
+    for corpus, path in [*samples.items(), *real.items()]:
+        for name, module in modules.items():
+            assert module.sniff(path) == (name == corpus), (name, path)
+    others = [shared_dir / "corpora" / "multiwoz22" / "test" / "dialogues_001.json",
+              shared_dir / "corpora" / "sgd" / "dev" / "dialogues_001.json",
+              shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
+              shared_dir / "corpora" / "risawoz" / "dataset_split_ids_dict.json"]
+    for path in others:
+        for module in modules.values():
+            assert not module.sniff(path), (module.__name__, path)

@@ -1,0 +1,415 @@
+"""Profiles on CrossWOZ, RiSAWOZ and JMultiWOZ: oracle, deterministic corruptions, samples.
+
+Predictions are written as mwzeval-style JSON from the gold, read back with the reader and
+aligned; every expected number is computed here by construction (affected turns counted
+independently, the official set semantics re-implemented in a few lines).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sacrebleu
+from dst_eval.metrics.tokenizers import get_tokenizer
+from dst_eval.metrics.trade_slot_accuracy import trade_slot_accuracy
+
+from dst_eval.alignment import Alignment, align
+from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.loaders import crosswoz, jmultiwoz, load_gold, risawoz
+from dst_eval.profiles import ScoreOptions, get_profile
+from dst_eval.reader import read_predictions
+
+K = 7  # every K-th turn (global index % K == K - 1) is corrupted
+WRONG, EXTRA = "错误值", "多余值"
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def crosswoz_gold(shared_dir: Path) -> GoldSet:
+    return crosswoz.load(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
+
+
+@pytest.fixture(scope="session")
+def risawoz_gold(shared_dir: Path) -> GoldSet:
+    return risawoz.load(shared_dir / "corpora" / "risawoz")
+
+
+@pytest.fixture(scope="session")
+def jmultiwoz_gold(gold_samples: Path) -> GoldSet:
+    return jmultiwoz.load(gold_samples / "jmultiwoz")
+
+
+@pytest.fixture(scope="session")
+def golds(crosswoz_gold, risawoz_gold, jmultiwoz_gold) -> dict[str, GoldSet]:
+    return {"crosswoz": crosswoz_gold, "risawoz": risawoz_gold, "jmultiwoz": jmultiwoz_gold}
+
+
+PROFILES = {"crosswoz": ("strict", "convlab", "trade"), "risawoz": ("strict",),
+            "jmultiwoz": ("strict", "official")}
+
+# ----------------------------------------------------------------------------- helpers
+
+State = dict[str, str]
+
+
+def nested(state: State) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for key, value in state.items():
+        domain, slot = split_slot_key(key)
+        out.setdefault(domain, {})[slot] = value
+    return out
+
+
+def gold_states(gold: GoldSet) -> list[State]:
+    return [{k: v[0] for k, v in t.state.items()} for t in gold.turns()]
+
+
+def predict(gold: GoldSet, tmp_path: Path, pred_states: list[State], *,
+            responses: bool = False, drop: set[tuple[str, int]] = frozenset()) -> Alignment:
+    """Write ``pred_states`` (one per gold turn, gold order) as mwzeval JSON and align it."""
+    data: dict[str, list] = {}
+    for turn, state in zip(gold.turns(), pred_states, strict=True):
+        entry = {"state": nested(state)}
+        if responses:
+            entry["response"] = turn.system_response
+        if (turn.dialogue_id, turn.turn_index) not in drop:
+            data.setdefault(turn.dialogue_id, []).append(entry)
+    path = tmp_path / f"{gold.corpus}_predictions.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    return align(gold, read_predictions(path, corpus=gold.corpus))
+
+
+def run(alignment: Alignment, profile: str, **options):
+    return get_profile(profile, alignment.gold.corpus)(alignment, ScoreOptions(**options))
+
+
+def selected(index: int) -> bool:
+    return index % K == K - 1
+
+
+def corrupt(gold: GoldSet, kind: str) -> tuple[list[State], list[int]]:
+    """Deterministic corruption; returns the predicted states and the affected turn rows."""
+    states, affected = [], []
+    for row, state in enumerate(gold_states(gold)):
+        state = dict(state)
+        if selected(row):
+            if kind == "drop" and state:
+                del state[sorted(state)[0]]
+                affected.append(row)
+            elif kind == "change" and state:
+                state[sorted(state)[0]] = WRONG
+                affected.append(row)
+            elif kind == "extra":
+                state[next(s for s in gold.slots if s not in state)] = EXTRA
+                affected.append(row)
+        states.append(state)
+    return states, affected
+
+
+def turn_f1(n_gold: int, n_pred: int, correct: int) -> float:
+    if n_gold == 0 and n_pred == 0:
+        return 1.0
+    if correct == 0:
+        return 0.0
+    p, r = correct / n_pred, correct / n_gold
+    return 2 * p * r / (p + r)
+
+
+def expected_scores(gold: GoldSet, kind: str) -> dict[str, float]:
+    """Scores of a corruption computed from its construction (state sizes, affected rows)."""
+    states = gold_states(gold)
+    pred, affected = corrupt(gold, kind)
+    hit = set(affected)
+    n_turns, n_slots = len(states), len(gold.slots)
+    per_turn_f1 = []
+    tp = fp = fn = 0
+    trade_errors = 0
+    for row, state in enumerate(states):
+        n = len(state)
+        if row not in hit:
+            per_turn_f1.append(1.0)
+            tp += n
+            continue
+        first = sorted(state)[0] if state else None
+        if kind == "drop":
+            per_turn_f1.append(turn_f1(n, n - 1, n - 1))
+            tp, fn, trade_errors = tp + n - 1, fn + 1, trade_errors + 1
+        elif kind == "change":
+            per_turn_f1.append(turn_f1(n, n, n - 1))
+            tp, fp, fn = tp + n - 1, fp + 1, fn + 1
+            # TRADE rsplit("-", 1): a gold value holding "-" makes the wrong value count twice
+            trade_errors += 1 + ("-" in state[first])
+        else:
+            per_turn_f1.append(turn_f1(n, n + 1, n))
+            tp, fp, trade_errors = tp + n, fp + 1, trade_errors + 1
+    precision = tp / (tp + fp)
+    recall = tp / (tp + fn)
+    return {
+        "joint_goal_accuracy": 1 - len(affected) / n_turns,
+        "slot_accuracy": 1 - len(affected) / (n_slots * n_turns),
+        "trade_slot_accuracy": 1 - trade_errors / (n_slots * n_turns),
+        "slot_f1_turn_macro": sum(per_turn_f1) / n_turns,
+        "slot_precision": precision, "slot_recall": recall,
+        "slot_f1": 2 * precision * recall / (precision + recall),
+    }
+
+
+def official_set(state: State) -> set[str]:
+    """JMultiWOZ evaluate.py: "{domain} {slot} {value}" items joined by ", ", split on ", "."""
+    items = []
+    for key, value in state.items():
+        domain, slot = key.split("-", 1)
+        items.append(f"{domain} {slot.removeprefix('book_')} {value}")
+    return set(", ".join(items).split(", "))
+
+
+def official_expected(gold_list: list[State], pred_list: list[State]) -> tuple[float, float]:
+    jga, f1 = [], []
+    for g, p in zip(gold_list, pred_list, strict=True):
+        ref, hyp = official_set(g), official_set(p)
+        jga.append(float(ref == hyp))
+        tp = len(ref & hyp)
+        f1.append(0.0 if tp == 0 else turn_f1(len(ref), len(hyp), tp))
+    return sum(jga) / len(jga), sum(f1) / len(f1)
+
+
+# ----------------------------------------------------------------------------- oracle
+
+
+@pytest.mark.parametrize("corpus", ["crosswoz", "risawoz", "jmultiwoz"])
+def test_oracle_scores_one_everywhere(golds, corpus: str, tmp_path: Path) -> None:
+    gold = golds[corpus]
+    alignment = predict(gold, tmp_path, gold_states(gold), responses=corpus == "jmultiwoz")
+    assert alignment.coverage == 1.0 and not alignment.issues
+    for profile in PROFILES[corpus]:
+        result = run(alignment, profile)
+        assert result.scores, profile
+        for name, value in result.scores.items():
+            expected = 100.0 if name.startswith("bleu") else 1.0
+            assert value == pytest.approx(expected), (profile, name)
+        if result.official:
+            for name, value in result.official.items():
+                if name in ("count",):
+                    assert value == gold.n_turns
+                else:
+                    assert value == pytest.approx(100.0 if "bleu" in name else 1.0), name
+        for group, values in result.groups.items():
+            assert all(v == pytest.approx(1.0) for k, v in values.items() if k != "turns"), group
+
+
+# ----------------------------------------------------------------------------- corruptions
+
+
+@pytest.mark.parametrize("kind", ["drop", "change", "extra"])
+@pytest.mark.parametrize("corpus", ["crosswoz", "risawoz"])
+def test_corruptions_chinese(golds, corpus: str, kind: str, tmp_path: Path) -> None:
+    gold = golds[corpus]
+    pred, affected = corrupt(gold, kind)
+    assert affected  # the corruption touches turns
+    expected = expected_scores(gold, kind)
+    alignment = predict(gold, tmp_path, pred)
+
+    strict = run(alignment, "strict").scores
+    for name in ("joint_goal_accuracy", "slot_accuracy", "slot_f1_turn_macro", "slot_precision",
+                 "slot_recall", "slot_f1"):
+        assert strict[name] == pytest.approx(expected[name], abs=1e-12), name
+    if corpus == "crosswoz":
+        trade = run(alignment, "trade")
+        assert trade.official == pytest.approx({
+            "Joint Acc": expected["joint_goal_accuracy"],
+            "Turn Acc": expected["trade_slot_accuracy"],
+            "Joint F1": expected["slot_f1_turn_macro"]}, abs=1e-12)
+        convlab = run(alignment, "convlab").scores
+        for name in ("joint_goal_accuracy", "slot_precision", "slot_recall", "slot_f1"):
+            assert convlab[name] == pytest.approx(expected[name], abs=1e-12), name
+
+
+def test_trade_hyphen_quirk_is_exercised(crosswoz_gold: GoldSet) -> None:
+    """The change corruption hits gold values with '-' (50-100元), counted twice by TRADE."""
+    states = gold_states(crosswoz_gold)
+    _, affected = corrupt(crosswoz_gold, "change")
+    doubled = sum("-" in states[r][sorted(states[r])[0]] for r in affected)
+    assert doubled > 0
+    expected = expected_scores(crosswoz_gold, "change")
+    assert expected["trade_slot_accuracy"] < expected["slot_accuracy"]
+
+
+@pytest.mark.parametrize("kind", ["drop", "change", "extra"])
+def test_corruptions_jmultiwoz(jmultiwoz_gold: GoldSet, kind: str, tmp_path: Path) -> None:
+    pred, affected = corrupt(jmultiwoz_gold, kind)
+    assert affected
+    alignment = predict(jmultiwoz_gold, tmp_path, pred)
+    jga, f1 = official_expected(gold_states(jmultiwoz_gold), pred)
+    assert jga == pytest.approx(1 - len(affected) / jmultiwoz_gold.n_turns)
+    official = run(alignment, "official")
+    assert official.official["joint_goal_accuracy"] == pytest.approx(jga, abs=1e-12)
+    assert official.official["slot_f1"] == pytest.approx(f1, abs=1e-12)
+    assert official.official["count"] == jmultiwoz_gold.n_turns
+    assert "response_bleu" not in official.official
+    strict = run(alignment, "strict").scores
+    assert strict["joint_goal_accuracy"] == pytest.approx(jga, abs=1e-12)
+    expected = expected_scores(jmultiwoz_gold, kind)
+    assert strict["slot_f1_turn_macro"] == pytest.approx(expected["slot_f1_turn_macro"])
+
+
+# ----------------------------------------------------------------------------- dirty values
+
+
+def _despace_lower(value: str) -> str:
+    return re.sub(r"\s+", "", value).lower()
+
+
+def test_crosswoz_dirty_values_per_policy(crosswoz_gold: GoldSet, tmp_path: Path) -> None:
+    """Width, list order and spacing differences: right for strict, wrong for the anchors."""
+    multi = {"餐馆-推荐菜", "酒店-酒店设施"}
+
+    def dirty(key: str, value: str) -> str:
+        value = unicodedata.normalize("NFKC", value)
+        if key in multi:
+            value = " ".join(reversed(value.split()))
+        return value.replace(" ", "  ")
+
+    states = gold_states(crosswoz_gold)
+    pred = [{k: dirty(k, v) for k, v in s.items()} for s in states]
+    changed = sum(any(pred[i][k] != v for k, v in s.items()) for i, s in enumerate(states))
+    changed_despaced = sum(any(_despace_lower(pred[i][k]) != _despace_lower(v)
+                               for k, v in s.items()) for i, s in enumerate(states))
+    assert 0 < changed_despaced < changed
+    alignment = predict(crosswoz_gold, tmp_path, pred)
+    n = crosswoz_gold.n_turns
+    assert run(alignment, "strict").scores["joint_goal_accuracy"] == 1.0
+    assert run(alignment, "trade").official["Joint Acc"] == pytest.approx(1 - changed / n)
+    assert run(alignment, "convlab").scores["joint_goal_accuracy"] == pytest.approx(
+        1 - changed_despaced / n)
+    exact = run(alignment, "strict", normalisation="exact").scores["joint_goal_accuracy"]
+    assert exact == pytest.approx(1 - changed / n)
+
+
+def test_risawoz_despace_policy(risawoz_gold: GoldSet, tmp_path: Path) -> None:
+    states = gold_states(risawoz_gold)
+    pred = [{k: re.sub(r"\s+", "", v) for k, v in s.items()} for s in states]
+    spaced = sum(any(re.search(r"\s", v) for v in s.values()) for s in states)
+    assert spaced > 100  # most RiSAWOZ states hold a word-segmented value
+    alignment = predict(risawoz_gold, tmp_path, pred)
+    strict = run(alignment, "strict")
+    assert strict.scores["joint_goal_accuracy"] == 1.0
+    assert strict.signature_fields["norm"] == "despace-v1"
+    exact = run(alignment, "strict", normalisation="exact").scores["joint_goal_accuracy"]
+    assert exact == pytest.approx(1 - spaced / risawoz_gold.n_turns)
+
+
+# ----------------------------------------------------------------------------- missing turns
+
+
+@pytest.mark.parametrize("corpus", ["crosswoz", "risawoz", "jmultiwoz"])
+def test_missing_turns_reported_and_scored(golds, corpus: str, tmp_path: Path) -> None:
+    gold = golds[corpus]
+    drop = {(d.dialogue_id, len(d.turns) - 1) for n, d in enumerate(gold) if n % 3 == 0}
+    by_key = {(t.dialogue_id, t.turn_index): t for t in gold.turns()}
+    nonempty_missing = sum(1 for key in drop if by_key[key].state)
+    alignment = predict(gold, tmp_path, gold_states(gold), drop=drop)
+    assert alignment.n_missing_turns == len(drop)
+    assert any(i.kind == "turn_count_mismatch" for i in alignment.issues)
+    n = gold.n_turns
+    for profile in PROFILES[corpus]:
+        wrong = run(alignment, profile, missing="wrong")
+        assert wrong.scores["joint_goal_accuracy"] == pytest.approx(1 - nonempty_missing / n)
+        assert wrong.counts["turns"] == n
+        skip = run(alignment, profile, missing="skip")
+        assert skip.scores["joint_goal_accuracy"] == 1.0
+        assert skip.counts["turns"] == n - len(drop)
+        assert skip.signature_fields["missing"] == "skip"
+        if profile == "official":
+            assert wrong.counts["missing_turns"] == len(drop)
+            # a missing turn is an empty state string {""}: F1 0 against a non-empty gold
+            assert wrong.official["slot_f1"] == pytest.approx(1 - nonempty_missing / n)
+
+
+# ----------------------------------------------------------------------------- gold samples
+
+
+def sample_alignment(gold_samples: Path, corpus: str) -> Alignment:
+    folder = gold_samples / corpus
+    gold = load_gold(folder)
+    return align(gold, read_predictions(folder / "predictions.json", corpus=corpus))
+
+
+def test_crosswoz_sample_trade_numbers(gold_samples: Path) -> None:
+    alignment = sample_alignment(gold_samples, "crosswoz")
+    result = run(alignment, "trade")
+    # 13 turns; wrong: 9001 t1 (推荐菜 order), t2 (half-width parentheses), 9002 t2 (wrong
+    # 酒店类型), t3 (missing 出租-目的地), 9003 t1 (extra 餐馆-评分), t2 (50-100元 for 100-150元)
+    assert result.official["Joint Acc"] == pytest.approx(7 / 13)
+    # one error each, two for the hyphenated wrong value
+    assert result.official["Turn Acc"] == pytest.approx(1 - 7 / (26 * 13))
+    f1 = [1, Fraction(2, 3), Fraction(3, 4), 1,
+          1, 1, Fraction(4, 5), Fraction(14, 15), 1,
+          1, Fraction(2, 3), Fraction(2, 3), 1]
+    assert result.official["Joint F1"] == pytest.approx(float(sum(f1) / 13))
+    assert result.groups["goal_type:S"]["joint_goal_accuracy"] == pytest.approx(2 / 4)
+    # strict: NFKC, multi-value sorting and stripping make the first two correct
+    strict = run(alignment, "strict")
+    assert strict.scores["joint_goal_accuracy"] == pytest.approx(9 / 13)
+    assert strict.signature_fields["norm"] == "nfkc+collapse-space+multi-value-sort-v1"
+
+
+def test_risawoz_sample_numbers(gold_samples: Path) -> None:
+    alignment = sample_alignment(gold_samples, "risawoz")
+    # despace: wrong turns are hospital t2 (missing 3.0T MRI), car t2 (混合 动力),
+    # attraction-restaurant t2 (extra 餐厅-区域)
+    assert run(alignment, "strict").scores["joint_goal_accuracy"] == pytest.approx(8 / 11)
+    # exact: only the turns whose predicted values keep the annotated spaces are right
+    exact = run(alignment, "strict", normalisation="exact").scores
+    assert exact["joint_goal_accuracy"] == pytest.approx(2 / 11)
+
+
+def test_jmultiwoz_sample_official_numbers(gold_samples: Path) -> None:
+    alignment = sample_alignment(gold_samples, "jmultiwoz")
+    gold = alignment.gold
+    pred = [dict(p.state) for _, p in alignment.pairs]
+    assert pred[2]["hotel-book_people"] == "2"  # "people" mapped by [slot_aliases]
+    jga, f1 = official_expected(gold_states(gold), pred)
+    assert jga == pytest.approx(7 / 12)
+    result = run(alignment, "official")
+    assert result.official["joint_goal_accuracy"] == pytest.approx(jga)
+    assert result.official["slot_f1"] == pytest.approx(f1)
+    # BLEU: sacrebleu sentence BLEU on MeCab-IPAdic tokens, averaged over system turns
+    tokenize = get_tokenizer("ja-mecab-ipadic")
+    bleu = [sacrebleu.sentence_bleu(tokenize(p.response), [tokenize(g.system_response)],
+                                    tokenize="none").score for g, p in alignment.pairs]
+    assert result.official["response_bleu"] == pytest.approx(sum(bleu) / len(bleu))
+    # strict NFKC folds 有り(無料) / 有り（無料）: one more correct turn than the official
+    assert run(alignment, "strict").scores["joint_goal_accuracy"] == pytest.approx(8 / 12)
+
+
+def test_official_splits_values_holding_comma_space() -> None:
+    """A value with ", " becomes several items in the official set (the anchor's quirk)."""
+    assert official_set({"attraction-genre": "博物館, 美術館"}) == {"attraction genre 博物館",
+                                                                  "美術館"}
+
+
+# ----------------------------------------------------------------------------- metric unit
+
+
+def test_trade_slot_accuracy_function() -> None:
+    gold = [{"餐馆-人均消费-50-100元", "景点-名称-故宫"}, set(), {"酒店-名称-a"}]
+    pred = [{"餐馆-人均消费-100-150元", "景点-名称-故宫"}, {"出租-出发地-b"}, {"酒店-名称-c"}]
+    # turn 0: missed 1 + wrong value not recognised (rsplit) 1; turn 1: extra 1;
+    # turn 2: missed 1, its wrong value recognised -> 1
+    assert trade_slot_accuracy(gold, pred, n_slots=26) == pytest.approx(1 - 4 / (26 * 3))
+
+
+def test_profiles_reject_other_corpora() -> None:
+    from dst_eval.errors import UsageError
+
+    with pytest.raises(UsageError):
+        get_profile("official", "crosswoz")
+    with pytest.raises(UsageError):
+        get_profile("trade", "jmultiwoz")
+

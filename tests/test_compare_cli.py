@@ -1,0 +1,216 @@
+"""``dst-eval compare``: paired significance tests of prediction files from the command line.
+
+Gold: the gold_samples/multiwoz22 dialogues copied 12 times under new ids (48 dialogues), so
+a bootstrap over dialogues has something to resample. Expected numbers come from
+``evaluate`` + the resampling functions directly, and from the properties every test must
+have (identical system: p = 1; heavily corrupted copy: p < 0.01).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from dst_eval.metrics.resampling import approximate_randomisation, bootstrap_ci, paired_bootstrap
+from helpers import oracle_predictions
+
+from dst_eval import cli
+from dst_eval.api import evaluate
+from dst_eval.compare_cli import run_compare
+from dst_eval.errors import DstEvalError, UsageError
+from dst_eval.loaders import load_gold
+from dst_eval.significance import add_bootstrap
+
+COPIES = 12
+
+
+def compare(argv: list[str]) -> int:
+    """Through ``dst-eval compare`` once the CLI has the subcommand, else ``run_compare``."""
+    if "compare" in cli.COMMANDS:
+        return cli.main(["compare", *argv])
+    try:
+        return run_compare(argv)
+    except DstEvalError as exc:
+        print(f"dst-eval: {exc.kind}: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory, gold_samples) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("compare")
+    gold_dir = root / "gold"
+    gold_dir.mkdir()
+    sample = json.loads((gold_samples / "multiwoz22" / "dialogues_001.json").read_text())
+    dialogues = []
+    for k in range(COPIES):
+        for dialogue in sample:
+            clone = copy.deepcopy(dialogue)
+            clone["dialogue_id"] = f"C{k:02d}{dialogue['dialogue_id']}"
+            dialogues.append(clone)
+    (gold_dir / "dialogues_001.json").write_text(json.dumps(dialogues))
+    (gold_dir / "schema.json").write_text(
+        (gold_samples / "multiwoz22" / "schema.json").read_text())
+
+    gold = load_gold(gold_dir)
+    oracle = oracle_predictions(gold)
+    noisy = copy.deepcopy(oracle)  # a mostly right system: every 5th turn loses its state
+    corrupted = copy.deepcopy(oracle)  # heavily corrupted: every 2nd turn wrong
+    for predictions, every in ((noisy, 5), (corrupted, 2)):
+        row = 0
+        for turns in predictions.values():
+            for turn in turns:
+                if row % every == 0:
+                    turn["state"] = {"hotel": {"area": "nowhere"}}
+                row += 1
+    files = {"gold": gold_dir}
+    for name, data in (("base", noisy), ("same", noisy), ("corrupted", corrupted)):
+        files[name] = root / f"{name}.json"
+        files[name].write_text(json.dumps(data))
+    partial = dict(list(noisy.items())[1:])  # one dialogue missing
+    files["partial"] = root / "partial.json"
+    files["partial"].write_text(json.dumps(partial))
+    return files
+
+
+def run_json(workspace, capsys, *names: str, extra: tuple[str, ...] = ()) -> dict:
+    argv = [str(workspace[n]) for n in names] + ["--gold", str(workspace["gold"]),
+                                                 "--format", "json", *extra]
+    assert compare(argv) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_identical_and_corrupted_systems(workspace, capsys):
+    result = run_json(workspace, capsys, "base", "same", "corrupted", extra=("--test", "both"))
+    assert result["test"] == "both" and result["n"] == 1000 and result["trials"] == 10000
+    assert "|bs:1000|ar:10000|seed:12345|" in result["signature"]
+    base, same, corrupted = result["systems"]
+    assert base["baseline"] and not same["baseline"]
+    for metric in result["metrics"]:
+        assert same["scores"][metric]["delta"] == 0
+        assert same["scores"][metric]["p_bs"] == 1.0 and same["scores"][metric]["p_ar"] == 1.0
+    for metric in ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy"):
+        assert corrupted["scores"][metric]["delta"] < -0.2
+        assert corrupted["scores"][metric]["p_bs"] < 0.01
+        assert corrupted["scores"][metric]["p_ar"] < 0.01
+
+
+def test_numbers_equal_direct_computation(workspace, capsys):
+    result = run_json(workspace, capsys, "base", "corrupted", extra=("--test", "both", "--n",
+                                                                      "300", "--trials", "700"))
+    gold = load_gold(workspace["gold"])
+    base = evaluate(workspace["base"], gold=gold)
+    system = evaluate(workspace["corrupted"], gold=gold)
+    assert result["metrics"] == list(base.scores)
+    cis = bootstrap_ci(base.table, base.metric_objects, n_samples=300, seed=12345)
+    bs = paired_bootstrap(base.table, system.table, base.metric_objects, n_samples=300)
+    ar = approximate_randomisation(base.table, system.table, base.metric_objects, n_trials=700)
+    for metric in result["metrics"]:
+        got_base = result["systems"][0]["scores"][metric]
+        got_sys = result["systems"][1]["scores"][metric]
+        assert got_base["score"] == base.scores[metric]
+        assert got_base["mean"] == cis[metric]["mean"]
+        assert got_base["half_width"] == cis[metric]["half_width"]
+        assert got_sys["score"] == system.scores[metric]
+        assert got_sys["delta"] == pytest.approx(system.scores[metric] - base.scores[metric])
+        assert got_sys["mean"] == bs[metric]["system_ci"]["mean"]
+        assert got_sys["p_bs"] == bs[metric]["p_value"]
+        assert got_sys["p_ar"] == ar[metric]["p_value"]
+        # the paired test's baseline CI uses the same resamples as bootstrap_ci
+        assert bs[metric]["baseline_ci"]["mean"] == cis[metric]["mean"]
+
+
+def test_seed_option_and_environment(workspace, capsys, monkeypatch):
+    default = run_json(workspace, capsys, "base", "corrupted")
+    seeded = run_json(workspace, capsys, "base", "corrupted", extra=("--seed", "7"))
+    assert "|seed:7|" in seeded["signature"] and seeded["test"] == "bs" and "trials" not in seeded
+    jga = "joint_goal_accuracy"
+    assert seeded["systems"][0]["scores"][jga]["score"] == default["systems"][0]["scores"][jga][
+        "score"]
+    assert seeded["systems"][0]["scores"][jga]["mean"] != default["systems"][0]["scores"][jga][
+        "mean"]
+    monkeypatch.setenv("SACREBLEU_SEED", "7")
+    assert run_json(workspace, capsys, "base", "corrupted") == seeded
+    monkeypatch.setenv("DST_EVAL_SEED", "none")  # DST_EVAL_SEED wins; unseeded
+    unseeded = run_json(workspace, capsys, "base", "corrupted")
+    assert "|seed:none|" in unseeded["signature"]
+
+
+def test_ar_only_and_sacrebleu_ties(workspace, capsys):
+    result = run_json(workspace, capsys, "base", "same",
+                      extra=("--test", "ar", "--trials", "99", "--ties", "exclude"))
+    assert "|ar:99|seed:12345|ties:exclude|" in result["signature"]
+    assert "n" not in result and "mean" not in result["systems"][0]["scores"][
+        "joint_goal_accuracy"]
+    # sacrebleu's strict rule: an identical system is "significant" at p = 1 / (N + 1)
+    assert result["systems"][1]["scores"]["joint_goal_accuracy"]["p_ar"] == 1 / 100
+
+
+def test_markdown_and_table_output(workspace, capsys, tmp_path):
+    argv = [str(workspace["base"]), str(workspace["corrupted"]), "--gold",
+            str(workspace["gold"]), "--metrics", "joint_goal_accuracy,slot_f1"]
+    assert compare([*argv, "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| metric | base.json (baseline) | corrupted.json | Δ | p (bs) |"
+    assert [r.split(" | ")[0] for r in rows[1:]] == ["| joint_goal_accuracy", "| slot_f1"]
+    assert "μ = " in rows[1] and rows[1].endswith("* |")  # significant at 0.05
+    output = tmp_path / "table.txt"
+    assert compare([*argv, "--output", str(output)]) == 0
+    table = output.read_text()
+    assert "joint_goal_accuracy" in table and "bs:1000" in table
+
+
+@pytest.mark.parametrize("extra, message", [
+    ((), "needs a baseline and at least one system"),
+    (("--seed", "abc"), "seed must be"),
+    (("--n", "1"), "--n must be at least 2"),
+    (("--profile", "mwzeval"), "does not keep per-turn statistics"),
+])
+def test_usage_errors(workspace, capsys, extra, message):
+    files = [str(workspace["base"])] if not extra else [str(workspace["base"]),
+                                                         str(workspace["same"])]
+    code = compare([*files, "--gold", str(workspace["gold"]), *extra])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_unpaired_systems_are_refused(workspace, capsys):
+    code = compare([str(workspace["base"]), str(workspace["partial"]), "--gold",
+                    str(workspace["gold"]), "--missing", "skip"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot pair" in err and "partial.json" in err
+    # with missing = wrong the absent dialogue is scored as empty predictions: comparable
+    result = run_json(workspace, capsys, "base", "partial")
+    assert result["systems"][1]["scores"]["joint_goal_accuracy"]["delta"] < 0
+
+
+def test_add_bootstrap_fills_report(workspace):
+    gold = load_gold(workspace["gold"])
+    report = evaluate(workspace["base"], gold=gold)
+    assert add_bootstrap(report, 500, 3) == {"bs": "500", "seed": "3"}
+    cis = report.extra["confidence_intervals"]
+    assert cis == bootstrap_ci(report.table, report.metric_objects, n_samples=500, seed=3)
+    jga = cis["joint_goal_accuracy"]
+    assert jga["score"] == report.scores["joint_goal_accuracy"]
+    assert jga["ci_low"] < jga["mean"] < jga["ci_high"] and jga["resamples"] == 500
+    assert '"confidence_intervals"' in report.to_json()
+    assert add_bootstrap(report, 100, None)["seed"] == "none"
+    with pytest.raises(UsageError, match="at least 2"):
+        add_bootstrap(report, 1, 3)
+    compat = evaluate(workspace["base"], gold=gold, profile="mwzeval")
+    with pytest.raises(UsageError, match="per-turn statistics"):
+        add_bootstrap(compat, 100, 3)
+
+
+def test_few_dialogues_note(gold_samples, capsys):
+    sample = gold_samples / "multiwoz22"
+    argv = [str(sample / "predictions.json")] * 2 + ["--gold", str(sample), "--format", "json"]
+    assert compare(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["notes"] == ["only 4 dialogues: resampling tests and intervals are unreliable "
+                               "on so few"]
+    assert result["systems"][1]["scores"]["joint_goal_accuracy"]["p_bs"] == 1.0

@@ -1,0 +1,587 @@
+"""MultiWOZ response scoring (Inform, Success, BLEU, richness) vs mwzeval's outputs and rules.
+
+Fidelity: for all 15 systems in reference/mwzeval/predictions, our computation equals
+``reference_outputs.json`` (mwzeval 7f19ee0 on the same inputs) -- BLEU to 1e-9, per-domain
+Inform/Success rates exactly, richness to the last digits -- and the published leaderboard
+for the systems marked ``exact``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sacrebleu
+from dst_eval.metrics.bleu import corpus_bleu
+from dst_eval.metrics.fuzzy import partial_ratio
+from dst_eval.metrics.inform_success import (
+    DialogueOutcome,
+    GoalDomain,
+    dialogue_inform_success,
+    inform_success_rates,
+)
+
+from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.jsonio import read_json
+from dst_eval.multiwoz import ResponseGold, load_response_gold, score_responses
+from dst_eval.multiwoz.database import MultiwozDatabase, fuzzy_match, time_to_minutes
+from dst_eval.multiwoz.delex import (
+    delexicalize_char_spans,
+    delexicalize_word_spans,
+    normalize_response,
+    references_from_mwz22,
+)
+from dst_eval.multiwoz.domains import estimate_active_domains
+from dst_eval.multiwoz.goals import load_multiwoz21
+from dst_eval.multiwoz.response import bleu_statistics
+
+SYSTEMS = (
+    "augpt", "bort", "damd", "dots", "galaxy-e2e", "galaxy-policy", "hdno", "hdsa", "labes",
+    "lava", "marco", "mintl", "pptod", "soloist", "uniconv",
+)
+
+
+@pytest.fixture(scope="session")
+def mwzeval_dir(shared_dir: Path) -> Path:
+    return shared_dir / "reference" / "mwzeval"
+
+
+@pytest.fixture(scope="session")
+def mwz21_dir(shared_dir: Path) -> Path:
+    return shared_dir / "corpora" / "multiwoz21"
+
+
+@pytest.fixture(scope="session")
+def gold(mwz21_dir: Path) -> ResponseGold:
+    return load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db")
+
+
+@pytest.fixture(scope="session")
+def reference_outputs(mwzeval_dir: Path) -> dict[str, Any]:
+    return json.loads((mwzeval_dir / "reference_outputs.json").read_text())["systems"]
+
+
+@pytest.fixture(scope="session")
+def published(mwzeval_dir: Path) -> dict[str, Any]:
+    return json.loads((mwzeval_dir / "published.json").read_text())["systems"]
+
+
+@pytest.fixture(scope="session")
+def predictions(mwzeval_dir: Path):
+    cache: dict[str, Any] = {}
+
+    def get(name: str) -> Any:
+        if name not in cache:
+            cache[name] = read_json(mwzeval_dir / "predictions" / f"{name}.json",
+                                    error=PredictionError)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def scored(gold: ResponseGold, predictions):
+    """mwzeval-compatible scores of each system (computed once per session)."""
+    cache: dict[str, dict] = {}
+
+    def get(name: str) -> dict:
+        if name not in cache:
+            cache[name] = score_responses(gold, predictions(name), compat=True, missing="skip")
+        return cache[name]
+
+    return get
+
+
+# ---------------------------------------------------------------------------------------------
+# Fidelity on the 15 systems
+# ---------------------------------------------------------------------------------------------
+
+
+def test_all_fifteen_systems_present(reference_outputs: dict, published: dict) -> None:
+    assert set(reference_outputs) == set(SYSTEMS) == set(published)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_equals_mwzeval_reference_outputs(name: str, scored, reference_outputs: dict) -> None:
+    expected = reference_outputs[name]
+    result = scored(name)
+    official = result["official"]
+    assert official["bleu"]["mwz22"] == pytest.approx(expected["bleu"], abs=1e-9)
+    assert official["success"]["inform"] == expected["inform_dom"]
+    assert official["success"]["success"] == expected["success_dom"]
+    assert official["success"]["inform"]["total"] == expected["inform"]
+    assert official["success"]["success"]["total"] == expected["success"]
+    for key, value in expected["richness"].items():
+        assert official["richness"][key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    counts = result["counts"]
+    assert (counts["dialogues_scored"], counts["turns_predicted"]) == (
+        expected["n_dialogs"], expected["n_turns"])
+    # unrounded rates round to mwzeval's; Combined = 0.5 (I + S) + BLEU
+    assert round(result["inform"], 1) == expected["inform"]
+    assert result["combined"] == pytest.approx(
+        0.5 * (expected["inform"] + expected["success"]) + expected["bleu"], abs=0.05)
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_published_leaderboard(name: str, scored, published: dict) -> None:
+    entry = published[name]
+    result = scored(name)
+    inform = result["official"]["success"]["inform"]["total"]
+    success = result["official"]["success"]["success"]["total"]
+    status = entry["inform_success_reproduction"]
+    if status == "exact":
+        assert (inform, success) == (entry["inform"], entry["success"])
+    elif status == "approximate":  # policy systems: 2.1-derived gold states, within 0.2
+        assert result["setting"] == "policy-optimisation"
+        assert abs(inform - entry["inform"]) <= 0.2 + 1e-9
+        assert abs(success - entry["success"]) <= 0.2 + 1e-9
+    else:  # "deviates": mwzeval itself gives other numbers (SOLOIST 81.7/67.1, DoTS 80.5/70.5)
+        assert status == "deviates"
+        assert (inform, success) != (entry["inform"], entry["success"])
+    rich = result["richness"]
+    assert round(rich["avg_lengths"], 2) == entry["avg_len"]
+    assert round(rich["cond_entropy"], 2) == entry["cond_bigram_entropy"]
+    assert rich["num_trigrams"] == entry["unique_trigrams"]
+    if name == "uniconv":  # published 338; mwzeval's own code gives 337 (published.json note)
+        assert (rich["num_unigrams"], entry["unique_words"]) == (337, 338)
+    else:
+        assert rich["num_unigrams"] == entry["unique_words"]
+
+
+def test_state_and_domain_sources(scored, published: dict) -> None:
+    for name in SYSTEMS:
+        result = scored(name)
+        has_states = published[name]["states"] == "predicted" or name == "uniconv"
+        assert result["state_source"] == ("predicted" if has_states else "gold"), name
+    assert scored("augpt")["domain_source"] == "predicted"
+    assert scored("galaxy-policy")["domain_source"] == "estimated"  # neither states nor domains
+
+
+def test_reported_problems_on_real_files(scored) -> None:
+    assert scored("galaxy-e2e")["problems"]["unknown_placeholder"]["count"] == 3
+    assert "[hotel]" in scored("galaxy-e2e")["problems"]["unknown_placeholder"]["examples"][0]
+    assert scored("labes")["problems"]["missing_dialogues"]["count"] == 56
+    assert scored("pptod")["problems"]["missing_turns"]["count"] == 1
+    assert scored("marco")["problems"]["response_empty"]["count"] == 13
+    assert scored("lava")["problems"] == {}
+
+
+def test_derived_references_equal_approx_file(gold: ResponseGold, mwzeval_dir: Path) -> None:
+    expected = json.loads((mwzeval_dir / "approx_references_mwz21_test.json").read_text())
+    assert dict(gold.references) == expected
+
+
+def test_gold_from_mwzeval_files_scores_alike(mwz21_dir: Path, mwzeval_dir: Path, gold,
+                                              predictions, scored) -> None:
+    from_files = load_response_gold(
+        mwz21_dir / "test.json.zip", mwz21_dir / "db",
+        references=mwzeval_dir / "approx_references_mwz21_test.json",
+        gold_states=mwzeval_dir / "approx_gold_states_mwz21_test.json")
+    assert "approx_references" in from_files.sources["references"]
+    result = score_responses(from_files, predictions("marco"), compat=True, missing="skip")
+    assert result["official"] == scored("marco")["official"]
+
+
+def test_gold_files_must_cover_every_dialogue(mwz21_dir: Path, tmp_path: Path) -> None:
+    partial = tmp_path / "refs.json"
+    partial.write_text(json.dumps({"SNG0073.json": ["a", "b", "c", "d"], "pmul4648": ["a"]}))
+    two = ["sng0073", "pmul4648"]
+    with pytest.raises(GoldDataError, match="1 references for 10 system turns") as err:
+        load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db", ids=two,
+                           references=partial)
+    assert "pmul4648" in str(err.value)
+    partial.write_text(json.dumps({"sng0073": ["a", "b", "c", "d"]}))
+    with pytest.raises(GoldDataError, match="no gold states for this dialogue"):
+        load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db", ids=two,
+                           gold_states=partial)
+    with pytest.raises(GoldDataError, match="gold state must be"):
+        load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db", ids=two[:1],
+                           gold_states=partial)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gold responses, missing data, bad responses, no mutation
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def gold_responses(mwz21_dir: Path) -> dict[str, list[dict]]:
+    """The gold system turns delexicalised (not yet normalised), as a system would output."""
+    dialogues = load_multiwoz21(mwz21_dir / "test.json.zip")
+    return {
+        key: [{"response": delexicalize_word_spans(t["text"], t["span_info"])}
+              for t in d["log"][1::2]]
+        for key, d in dialogues.items()
+    }
+
+
+def test_gold_responses_score_bleu_100_and_the_ceiling(gold, gold_responses) -> None:
+    result = score_responses(gold, gold_responses, compat=True, missing="skip")
+    assert result["bleu"] == pytest.approx(100.0, abs=1e-9)
+    assert result["setting"] == "policy-optimisation"
+    # the ceiling with MultiWOZ 2.1 spans and states (mwzeval's 2.2 data: 93.7 / 90.9)
+    official = result["official"]["success"]
+    assert (official["inform"]["total"], official["success"]["total"]) == (92.5, 88.8)
+    with_states = {
+        k: [{**t, "state": s} for t, s in zip(turns, gold.states[k], strict=True)]
+        for k, turns in gold_responses.items()
+    }
+    end_to_end = score_responses(gold, with_states, compat=False)
+    assert end_to_end["setting"] == "end-to-end"
+    assert end_to_end["official"]["success"] == result["official"]["success"]
+    assert end_to_end["problems"] == {}
+
+
+def test_missing_wrong_counts_absent_dialogues_as_failures(gold, predictions, scored) -> None:
+    skip = scored("labes")
+    wrong = score_responses(gold, predictions("labes"), compat=False, missing="wrong")
+    inform_hits = sum(d["inform"] for d in skip["per_dialogue"])
+    success_hits = sum(d["success"] for d in skip["per_dialogue"])
+    assert len(skip["per_dialogue"]) == 944
+    assert wrong["inform"] == pytest.approx(100 * inform_hits / 1000)
+    assert wrong["success"] == pytest.approx(100 * success_hits / 1000)
+    assert wrong["counts"]["turns_scored"] == 7372
+    assert wrong["counts"]["turns_padded"] == 7372 - 6757
+    assert wrong["bleu"] < skip["bleu"]  # empty hypotheses for the missing turns
+    assert wrong["richness"] == skip["richness"]  # richness of the responses given
+
+
+def test_compat_all_or_nothing_state_fallback_vs_strict(gold, predictions, scored) -> None:
+    data = copy.deepcopy(predictions("augpt"))
+    del data["sng0073"][1]["state"]
+    compat = score_responses(gold, data, compat=True, missing="skip")
+    assert compat["state_source"] == "gold"  # mwzeval: one missing state -> gold everywhere
+    assert compat["domain_source"] == "predicted"
+    strict = score_responses(gold, data, compat=False, missing="skip")
+    assert strict["state_source"] == "predicted"
+    assert strict["problems"]["missing_state"]["count"] == 1
+    del data["sng0073"][0]["active_domains"]
+    strict = score_responses(gold, data, compat=False, missing="skip")
+    assert strict["domain_source"] == "mixed"
+    assert strict["problems"]["missing_active_domains"]["count"] == 1
+    compat = score_responses(gold, data, compat=True, missing="skip")
+    assert compat["domain_source"] == "estimated"
+
+
+def test_bad_responses_are_reported_not_fatal(gold, gold_responses) -> None:
+    keys = list(gold.dialogue_ids)[:5]
+    data: dict[str, Any] = {k.upper() + ".json": copy.deepcopy(gold_responses[k]) for k in keys}
+    first = data[keys[0].upper() + ".json"]
+    first[0]["response"] = None
+    first[1]["response"] = 42
+    del first[2]["response"]
+    data[keys[1].upper() + ".json"][0]["response"] = "   "
+    data[keys[2].upper() + ".json"][0]["response"] = "the [hotel] at [value_area] has [stars]"
+    data[keys[3].upper() + ".json"].append({"response": "extra"})
+    data["nonexistent"] = [{"response": "hi"}]
+    result = score_responses(gold, data, compat=True, missing="skip")
+    problems = {k: v["count"] for k, v in result["problems"].items()}
+    assert problems == {
+        "response_null": 1, "response_not_string": 1, "response_missing": 1,
+        "response_empty": 1, "unknown_placeholder": 1, "extra_turns": 1,
+        "unknown_dialogue": 1, "missing_dialogues": len(gold.dialogue_ids) - 5,
+    }
+    assert "[hotel]" in result["problems"]["unknown_placeholder"]["examples"][0]
+    assert result["counts"]["dialogues_scored"] == 5
+    assert 0 < result["bleu"] < 100
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "JSON object"),
+        ({"sng0073": {"response": "x"}}, "list of system turns"),
+        ({"sng0073": ["just text"]}, "turn must be an object"),
+        ({"unknown": [{"response": "x"}]}, "no prediction matches"),
+    ],
+)
+def test_structural_errors_raise_prediction_error(gold, data, message: str) -> None:
+    with pytest.raises(PredictionError, match=message) as err:
+        score_responses(gold, data, compat=True, missing="skip", file="preds.json")
+    assert "preds.json" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_unknown_missing_policy(gold) -> None:
+    with pytest.raises(UsageError):
+        score_responses(gold, {}, compat=True, missing="ignore")
+
+
+def test_bad_state_values_are_dropped_and_reported(gold, gold_responses) -> None:
+    key = next(iter(gold.dialogue_ids))
+    turns = copy.deepcopy(gold_responses[key])
+    for turn in turns:
+        turn["state"] = {"taxi": {"leave at": 17}, "hotel": "cheap"}
+    result = score_responses(gold, {key: turns}, compat=False, missing="skip")
+    assert result["problems"]["bad_state"]["count"] == 2 * len(turns)
+    assert result["state_source"] == "predicted"
+
+
+def test_input_is_never_mutated_and_rescoring_is_stable(gold, predictions, scored) -> None:
+    data = predictions("uniconv")  # raw keys like "leaveAt", raw values, active_domains
+    before = copy.deepcopy(data)
+    again = score_responses(gold, data, compat=True, missing="skip")
+    assert data == before
+    assert again["official"] == scored("uniconv")["official"]
+
+
+# ---------------------------------------------------------------------------------------------
+# BLEU, response normalisation, references
+# ---------------------------------------------------------------------------------------------
+
+
+def test_bleu_statistics_equal_sacrebleu(gold, scored, predictions) -> None:
+    hyps, refs = [], []
+    for key, turns in predictions("soloist").items():
+        for index, turn in enumerate(turns):
+            hyps.append(normalize_response(turn["response"])[0])
+            refs.append(gold.references[key][index])
+    stats = bleu_statistics(hyps, refs)
+    ours = scored("soloist")["bleu"]
+    assert ours == pytest.approx(corpus_bleu(hyps, refs, tokenize="13a"), abs=1e-9)
+    reference = sacrebleu.corpus_bleu(hyps, [refs])
+    assert ours == pytest.approx(reference.score, abs=1e-9)
+    assert (int(stats.hyp_len.sum()), int(stats.ref_len.sum())) == (reference.sys_len,
+                                                                    reference.ref_len)
+
+
+@pytest.mark.parametrize(
+    ("raw", "normalised"),
+    [
+        ("[value_count] trains leave at [value_time].", "COUNT trains leave at TIME."),
+        ("The [restaurant_name]s are in the [value_area]-s.", "the NAME are in the AREA."),
+        ("[Hotel_Name] , [hotel_stars] stars", "NAME, COUNT stars"),
+        ("at [arrive by] or [leave at]", "at TIME or TIME"),
+        ("it leaves at 9:30 .", "it leaves at 9: 30."),
+        ("a well-lit friend-ly place-s, happily", "a well-lit friend place, happily"),
+        ("I booked the [hotel] .", "i booked the."),
+    ],
+)
+def test_normalize_response(raw: str, normalised: str) -> None:
+    assert normalize_response(raw)[0] == normalised
+
+
+def test_unknown_placeholders_are_returned() -> None:
+    assert normalize_response("[hotel] and [restaurant] near [value_area]")[1] == (
+        "hotel", "restaurant")
+
+
+def test_word_span_delexicalisation() -> None:
+    text = "I do n't have Nusha .   Try the Copper Kettle at 4 Kings Parade ."
+    words = text.split(" ")
+    spans = [["Restaurant-Inform", "Addr", "4 Kings Parade", 13, 15],
+             ["Restaurant-Inform", "Name", "Nusha", 4, 4],
+             ["Restaurant-Inform", "Name", "Copper Kettle", 10, 11],
+             ["Restaurant-Inform", "Name", "Kettle", 11, 11],  # overlaps: skipped
+             ["Restaurant-Inform", "Food", "dontcare", 0, 0]]  # dontcare: skipped
+    assert words[10:12] == ["Copper", "Kettle"]
+    assert delexicalize_word_spans(text, spans) == (
+        "I don't have [name] .   Try the [name] at [address] .")
+
+
+def test_char_span_references_from_mwz22() -> None:
+    utterance = "Nandos is at 17 Mill Road, call 01223."
+    spans = [["Restaurant-Inform", "phone", "01223", 32, 37],
+             ["Restaurant-Inform", "name", "Nandos", 0, 6],
+             ["Restaurant-Inform", "address", "17 Mill Road", 13, 25],
+             ["Restaurant-Inform", "ref", "Mill", 16, 20]]  # starts inside the address
+    assert delexicalize_char_spans(utterance, spans) == "[name] is at [address], call [phone]."
+    dialogues = [{"dialogue_id": "MUL1.json", "turns": [
+        {"turn_id": "0", "utterance": "hi", "speaker": "USER"},
+        {"turn_id": "1", "utterance": utterance, "speaker": "SYSTEM"},
+    ]}]
+    acts = {"MUL1.json": {"1": {"span_info": spans}}}
+    assert references_from_mwz22(dialogues, acts) == {"mul1": ["NAME is at ADDRESS, call PHONE."]}
+    with pytest.raises(GoldDataError, match="dialog_acts"):
+        references_from_mwz22(dialogues, {})
+
+
+# ---------------------------------------------------------------------------------------------
+# Database query semantics
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_db() -> MultiwozDatabase:
+    return MultiwozDatabase({
+        "hotel": [
+            {"id": "0", "name": "acorn guest house", "area": "north", "Price Range": "moderate",
+             "type": "guesthouse", "price": {"single": "50"}, "location": [0, 0]},
+            {"id": "1", "name": "the lensfield hotel", "area": "?", "Price Range": "expensive",
+             "type": "hotel", "price": {"single": "90"}, "location": [0, 0]},
+            {"id": "2", "name": "cityroomz", "area": "centre", "Price Range": "moderate",
+             "type": "hotel", "price": {}, "location": [0, 0]},
+        ],
+        "train": [
+            {"trainID": "TR1", "leaveAt": "05:00", "arriveBy": "05:51", "day": "monday",
+             "departure": "cambridge", "destination": "london kings cross"},
+            {"trainID": "TR2", "leaveAt": "09:00", "arriveBy": "09:51", "day": "monday",
+             "departure": "cambridge", "destination": "london kings cross"},
+        ],
+    })
+
+
+def test_database_columns_are_renamed_and_dropped(tiny_db: MultiwozDatabase) -> None:
+    assert tiny_db.columns("hotel") == ("id", "name", "area", "pricerange", "type")
+    assert set(tiny_db.columns("train")) == {"trainid", "leave", "arrive", "day", "departure",
+                                             "destination"}
+    assert tiny_db.query("taxi", {"destination": "x"}) == ()
+
+
+@pytest.mark.parametrize(
+    ("domain", "constraints", "ids"),
+    [
+        ("hotel", {}, ("0", "1", "2")),
+        ("hotel", {"area": "north"}, ("0", "1")),  # '?' matches anything
+        ("hotel", {"area": "North"}, ("1",)),  # exact and case-sensitive
+        ("hotel", {"area": "dontcare", "type": "guest house"}, ("0",)),  # skipped; type table
+        ("hotel", {"area": "do n't care"}, ("0", "1", "2")),
+        ("hotel", {"area": ""}, ("1",)),  # '' is not skipped
+        ("hotel", {"name": "City Rooms"}, ()),  # partial_ratio('cityroomz', 'city rooms') = 89
+        ("hotel", {"name": "cityrooms"}, ("2",)),  # name table: cityrooms -> cityroomz
+        ("hotel", {"name": "acorn"}, ("0",)),  # partial_ratio('acorn guest house', 'acorn') = 100
+        ("hotel", {"name": "lensfield", "bookday": "monday", "parking": "x"}, ("1",)),
+        ("hotel", {"pricerange": "expensive", "area": 3}, ("1",)),  # non-string: '?' rows only
+        ("train", {"leave": "after 8:30 am"}, ("TR2",)),  # row leave >= 08:30
+        ("train", {"arrive": "by 09:51"}, ("TR1", "TR2")),  # row arrive <= 09:51
+        ("train", {"arrive": "9 pm"}, ("TR1", "TR2")),
+        ("train", {"arrive": "morning"}, ("TR1",)),  # 08:00
+        ("train", {"arrive": "soon"}, ()),  # not DD:DD -> 0 minutes
+        ("train", {"destination": "london"}, ("TR1", "TR2")),  # fuzzy substring
+        ("train", {"destination": "london liverpool street"}, ()),
+    ],
+)
+def test_database_query(tiny_db: MultiwozDatabase, domain: str, constraints: dict,
+                        ids: tuple) -> None:
+    assert tiny_db.query(domain, constraints) == ids
+    assert tiny_db.query_set(domain, constraints) == frozenset(ids)
+
+
+def test_database_cache(tiny_db: MultiwozDatabase) -> None:
+    before = tiny_db.cache_info()
+    tiny_db.query("hotel", {"type": "hotel", "area": "centre"})
+    tiny_db.query("hotel", {"area": "centre", "type": "hotel", "bookstay": "2"})
+    after = tiny_db.cache_info()
+    assert after["calls"] - before["calls"] == 2
+    assert after["distinct"] - before["distinct"] == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "minutes"),
+    [("05:51", 351), ("24:30", 1470), ("9:30", 0), ("12:30pm", 750), ("10:3x", 0), ("", 0),
+     ("ab:cd", 0), ("07:15:00", 435)],
+)
+def test_time_to_minutes(value: str, minutes: int) -> None:
+    assert time_to_minutes(value) == minutes
+
+
+def test_fuzzy_prefilter_is_exact(mwz21_dir: Path, predictions) -> None:
+    """fuzzy_match == (partial_ratio >= 90) on DB values x state values of real systems."""
+    rows = set()
+    for domain, column in (("restaurant", "name"), ("restaurant", "food"), ("hotel", "name"),
+                           ("attraction", "name"), ("train", "departure")):
+        table = json.loads((mwz21_dir / "db" / f"{domain}_db.json").read_text())
+        rows |= {row[column] for row in table}
+    values = set()
+    for name in ("augpt", "soloist", "dots"):
+        for turns in predictions(name).values():
+            for turn in turns:
+                for slots in turn["state"].values():
+                    values |= {v for k, v in slots.items() if k in ("name", "food", "departure")}
+    rng = random.Random(0)
+    pairs = [(r, v) for r in sorted(rows) for v in rng.sample(sorted(values), 40)]
+    pairs += [("cambridge", "cambrige"), ("", ""), ("a", ""), ("pizza hut", "pizza hut city")]
+    disagreements = [(r, v) for r, v in pairs if fuzzy_match(r, v) != (partial_ratio(r, v) >= 90)]
+    assert disagreements == []
+    assert sum(fuzzy_match(r, v) for r, v in pairs) > 10
+
+
+# ---------------------------------------------------------------------------------------------
+# The pure Inform/Success algorithm and domain estimation
+# ---------------------------------------------------------------------------------------------
+
+
+def _fake_query(domain: str, constraints: dict) -> frozenset[str]:
+    table = {"restaurant": {"r1": "north", "r2": "north", "r3": "south"},
+             "train": {"t1": "monday", "t2": "tuesday"}}.get(domain, {})
+    wanted = constraints.get("area", constraints.get("day"))
+    return frozenset(k for k, v in table.items() if wanted in (None, v))
+
+
+def test_inform_success_algorithm() -> None:
+    goal = {
+        "restaurant": GoalDomain({"area": "north"}, frozenset({"PHONE", "REFERENCE"})),
+        "train": GoalDomain({"day": "monday"}, frozenset({"TRAINID"})),
+        "taxi": GoalDomain({}, frozenset({"PHONE"})),
+    }
+    responses = ["NAME is nice, phone PHONE", "booked, ref REFERENCE", "TRAINID leaves",
+                 "booked, ref REFERENCE. taxi phone PHONE"]
+    states = [{"restaurant": {"area": "north"}}, {"restaurant": {"area": "north"}},
+              {"train": {"day": "monday"}}, {}]
+    active = [["restaurant"], ["restaurant"], ["train"], ["taxi"]]
+    booked = [[], [], ["restaurant"], ["restaurant"]]
+    outcome = dialogue_inform_success(goal, responses, states, active, booked,
+                                      query=_fake_query)
+    assert outcome.inform == {"restaurant": True, "train": True, "taxi": True}
+    # REFERENCE in turn 1 came before the booking: not credited; turn 3 is taxi-active
+    assert outcome.success == {"restaurant": False, "train": True, "taxi": True}
+    assert outcome.inform_total and not outcome.success_total
+
+    wrong_venue = dialogue_inform_success(
+        goal, ["NAME"] + responses[1:], [{"restaurant": {"area": "south"}}] + states[1:],
+        active, booked, query=_fake_query)
+    assert wrong_venue.inform["restaurant"] is False
+    assert not any(wrong_venue.success.values())
+
+    # a later result set containing every venue offered so far keeps the earlier offer...
+    superset = dialogue_inform_success(
+        {"restaurant": goal["restaurant"]}, ["NAME", "NAME"],
+        [{"restaurant": {"area": "north"}}, {"restaurant": {}}], [["restaurant"]] * 2,
+        [[], []], query=_fake_query)
+    assert superset.inform["restaurant"] is True  # {r1,r2} ⊆ {r1,r2,r3}: {r1,r2} kept
+    # ...any other one replaces it (the last offer wins)
+    replaced = dialogue_inform_success(
+        {"restaurant": goal["restaurant"]}, ["NAME", "NAME"],
+        [{"restaurant": {"area": "north"}}, {"restaurant": {"area": "south"}}],
+        [["restaurant"]] * 2, [[], []], query=_fake_query)
+    assert replaced.inform["restaurant"] is False
+    # a venue mentioned while the domain is not active is not an offer
+    inactive = dialogue_inform_success(
+        {"restaurant": goal["restaurant"]}, ["NAME"], [{"restaurant": {"area": "south"}}],
+        [[]], [[]], query=_fake_query)
+    assert inactive.inform["restaurant"] is False  # nothing offered at all
+
+
+def test_inform_success_rates() -> None:
+    outcomes = [
+        DialogueOutcome({"hotel": True, "taxi": True}, {"hotel": True, "taxi": False}),
+        DialogueOutcome({"hotel": False}, {"hotel": True}),  # success needs inform
+        DialogueOutcome.failed(["hotel"]),
+    ]
+    rates = inform_success_rates(outcomes)
+    assert rates.dialogues == {"total": 3, "hotel": 3, "taxi": 1}
+    assert rates.inform() == pytest.approx(100 / 3)
+    assert rates.success() == 0.0
+    assert rates.success("hotel") == pytest.approx(100 / 3)
+    with pytest.raises(ValueError):
+        inform_success_rates([])
+
+
+def test_active_domain_estimation() -> None:
+    states = [
+        {},
+        {"hotel": {"area": "north"}},
+        {"hotel": {"area": "north"}, "train": {"day": "monday", "departure": "ely"},
+         "taxi": {"leave": "10:00"}},
+        {"hotel": {"area": "north"}, "train": {"day": "monday", "departure": "ely"},
+         "taxi": {"leave": "10:00"}},
+        {"hotel": {"area": "north", "stars": "4"}},
+    ]
+    original = copy.deepcopy(states)
+    # turn 2: train and taxi changed, current hotel did not -> train (most slots);
+    # turn 3: nothing changed, two changed before -> the other one still in the state (taxi)
+    assert estimate_active_domains(states) == [[], ["hotel"], ["train"], ["taxi"], ["hotel"]]
+    assert states == original

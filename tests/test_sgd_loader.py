@@ -1,0 +1,351 @@
+"""SGD gold loader (native, corpus root, single file, Hugging Face export), its cache and
+worker processes, and the SGD-style prediction reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.formats.sgd_frames import looks_like_sgd_frames, read_sgd_frame_predictions
+from dst_eval.gold import GoldSet, SlotSpan
+from dst_eval.loaders import load_gold, sgd
+
+
+@pytest.fixture()
+def sample_dir(gold_samples: Path) -> Path:
+    return gold_samples / "sgd"
+
+
+@pytest.fixture()
+def sample(sample_dir: Path) -> GoldSet:
+    return sgd.load(sample_dir, use_cache=False)
+
+
+@pytest.fixture()
+def native(sample_dir: Path) -> list[dict]:
+    return json.loads((sample_dir / "dialogues_001.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def sgd_dev(shared_dir: Path) -> GoldSet:
+    return sgd.load(shared_dir / "corpora" / "sgd" / "dev", use_cache=False)
+
+
+def _write(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+# --------------------------------------------------------------------------- gold_samples
+
+
+def test_sample_counts_and_schema(sample: GoldSet) -> None:
+    assert [d.dialogue_id for d in sample] == ["sample_001", "sample_002", "sample_003",
+                                                "sample_004"]
+    assert [len(d.turns) for d in sample] == [3, 2, 3, 1]
+    assert sample.corpus == "sgd" and sample.split is None and sample.seen_services is None
+    assert list(sample.schema) == ["Cafes_1", "Trains_7", "Weather_5"]
+    cafes = sample.schema["Cafes_1"]
+    assert cafes.slots == ("city", "cafe_name", "seating", "party_size", "time")
+    assert cafes.categorical == {"seating", "party_size"}
+    assert cafes.intents == ("FindCafe", "BookTable")
+    assert len(sample.slots) == 13 and "Weather_5-temperature" in sample.slots
+    assert sample.categorical_slots == {"Cafes_1-seating", "Cafes_1-party_size",
+                                        "Trains_7-travel_class", "Trains_7-passengers"}
+
+
+def test_sample_turns(sample: GoldSet) -> None:
+    first = sample.get("SAMPLE_001.json").turns[1]  # ids match case-insensitively
+    assert first.turn_index == 1 and first.raw_turn_index == 2
+    assert first.user_utterance.startswith("Book Blue Cup")
+    assert first.system_response == "Your table is booked."
+    assert first.state["Cafes_1-time"] == ("9:30 am", "half past 9 in the morning")
+    assert list(first.state) == sorted(first.state)
+    assert first.active_intents == {"Cafes_1": "BookTable"}
+    frame = first.frames[0]
+    assert frame.slot_values["time"][0] == "9:30 am"
+    span = next(s for s in frame.spans if s.slot == "time")
+    assert first.user_utterance[span.start:span.end] == "half past 9 in the morning"
+    assert isinstance(span, SlotSpan)
+
+    multi = sample.get("sample_003").turns[1]
+    assert multi.services == ("Trains_7", "Weather_5")
+    assert [f.service for f in multi.frames] == ["Trains_7", "Weather_5"]
+    assert multi.state == {"Trains_7-date": ("tomorrow",), "Trains_7-from_city": ("New York",),
+                           "Trains_7-to_city": ("Boston",), "Weather_5-city": ("Boston",),
+                           "Weather_5-date": ("tomorrow",)}
+    assert list(multi.state) == sorted(multi.state)
+    assert multi.requested_slots == {"Weather_5-temperature"}
+    last = sample.get("sample_004").turns[0]
+    assert last.system_response == "It is 21 degrees in San Jose."
+    assert last.state["Weather_5-date"] == ("dontcare",)
+
+
+def test_single_file_and_detection(sample_dir: Path, sample: GoldSet) -> None:
+    single = sgd.load(sample_dir / "dialogues_001.json", use_cache=False)
+    assert single.dialogues == sample.dialogues and single.schema == sample.schema
+    assert sgd.sniff(sample_dir) and sgd.sniff(sample_dir / "dialogues_001.json")
+    assert not sgd.sniff(sample_dir / "schema.json")
+    assert load_gold(sample_dir).dialogues == sample.dialogues  # detected as SGD
+
+
+def _to_hf(dialogue: dict) -> dict:
+    """The Hugging Face schema_guided_dstc8 record layout (columnar turns and frames)."""
+    turns: dict[str, list] = {"speaker": [], "utterance": [], "frames": []}
+    for turn in dialogue["turns"]:
+        turns["speaker"].append(0 if turn["speaker"] == "USER" else 1)
+        turns["utterance"].append(turn["utterance"])
+        frames: dict[str, list] = {"service": [], "slots": [], "state": [], "actions": []}
+        for frame in turn["frames"]:
+            frames["service"].append(frame["service"])
+            frames["slots"].append({k: [s[k] for s in frame["slots"]]
+                                    for k in ("slot", "start", "exclusive_end")})
+            state = frame.get("state", {"active_intent": "", "requested_slots": [],
+                                        "slot_values": {}})
+            frames["state"].append({
+                "active_intent": state["active_intent"],
+                "requested_slots": state["requested_slots"],
+                "slot_values": {"slot_name": list(state["slot_values"]),
+                                "slot_value_list": list(state["slot_values"].values())},
+            })
+            frames["actions"].append({"act": [], "slot": [], "canonical_values": [],
+                                      "values": []})
+        turns["frames"].append(frames)
+    return {"dialogue_id": dialogue["dialogue_id"], "services": dialogue["services"],
+            "turns": turns}
+
+
+def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict],
+                             sample: GoldSet) -> None:
+    shutil.copy(sample_dir / "schema.json", tmp_path / "schema.json")
+    lines = "\n".join(json.dumps(_to_hf(d)) for d in native)
+    (tmp_path / "validation.jsonl").write_text(lines + "\n")
+    (tmp_path / "test.jsonl").write_text(lines + "\n")
+    assert sgd.sniff(tmp_path / "validation.jsonl")
+    with pytest.raises(UsageError, match="name one with --split"):
+        sgd.load(tmp_path, use_cache=False)
+    loaded = sgd.load(tmp_path, split="dev", use_cache=False)
+    assert loaded.split == "dev"
+    assert loaded.dialogues == sample.dialogues
+    assert loaded.schema == sample.schema
+    as_array = _write(tmp_path / "one" / "records.json", [_to_hf(d) for d in native])
+    no_schema = sgd.load(as_array, use_cache=False)
+    assert no_schema.dialogues == sample.dialogues and dict(no_schema.schema) == {}
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(("mutate", "message", "dialogue", "turn"), [
+    (lambda d: d[1]["turns"][2]["frames"][0].pop("state"), "missing key 'state'",
+     "sample_002", 2),
+    (lambda d: d[0]["turns"][0]["frames"][0]["state"]["slot_values"].update(city="Oakland"),
+     "slot 'city' is not a list", "sample_001", 0),
+    (lambda d: d[2]["turns"][1].update(speaker="BOT"), "neither USER nor SYSTEM",
+     "sample_003", 1),
+    (lambda d: d[3].pop("turns"), "without a 'turns' list", "sample_004", None),
+    (lambda d: d[3]["turns"][0]["frames"][0].update(service="Nope_1"),
+     "'Nope_1' is not in the schema", "sample_004", 0),
+    (lambda d: d[3].update(dialogue_id="sample_001"), "duplicate dialogue id", "sample_001",
+     None),
+])
+def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mutate,
+                        message: str, dialogue: str, turn: int | None) -> None:
+    shutil.copy(sample_dir / "schema.json", tmp_path / "schema.json")
+    mutate(native)
+    _write(tmp_path / "dialogues_001.json", native)
+    with pytest.raises(GoldDataError, match=message) as info:
+        sgd.load(tmp_path, use_cache=False)
+    assert info.value.dialogue == dialogue and info.value.turn == turn
+    assert "dialogues_001.json" in str(info.value) or tmp_path.name in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_corpus_root_needs_a_split(tmp_path: Path, sample_dir: Path) -> None:
+    shutil.copytree(sample_dir, tmp_path / "dev")
+    with pytest.raises(UsageError, match="name one with --split"):
+        sgd.load(tmp_path)
+    with pytest.raises(UsageError, match="split 'test' not found"):
+        sgd.load(tmp_path, split="test")
+    with pytest.raises(UsageError, match="'dev' split but split 'test'"):
+        sgd.load(tmp_path / "dev", split="test")
+    with pytest.raises(GoldDataError, match="no SGD dialogues"):
+        sgd.load(_write(tmp_path / "empty" / "x.txt", "").parent)
+
+
+# --------------------------------------------------------------------------- cache, workers
+
+
+def test_cache_is_exact(tmp_path: Path, sample_dir: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("DST_EVAL_NO_CACHE", raising=False)
+    data = tmp_path / "dev"
+    shutil.copytree(sample_dir, data)
+    fresh = sgd.load(data, use_cache=False)
+    first = sgd.load(data)
+    entries = list((tmp_path / "cache" / "dst-eval").glob("sgd-*.marshal"))
+    assert len(entries) == 1
+    assert sgd.load(data) == first == fresh  # second load comes from the cache
+
+    # a changed file invalidates the entry (same size: the key also holds mtime/ctime)
+    text = (data / "dialogues_001.json").read_text().replace("Oakland", "Oaklanx")
+    (data / "dialogues_001.json").write_text(text)
+    changed = sgd.load(data)
+    assert changed.get("sample_001").turns[0].state["Cafes_1-city"] == ("Oaklanx",)
+
+    # a corrupt entry is ignored and rewritten
+    entry = next((tmp_path / "cache" / "dst-eval").glob("sgd-*.marshal"))
+    entry.write_bytes(entry.read_bytes()[:-10])
+    assert sgd.load(data) == changed
+    assert not list((tmp_path / "cache" / "dst-eval").glob(".tmp-*"))
+
+    monkeypatch.setenv("DST_EVAL_NO_CACHE", "1")
+    for stale in (tmp_path / "cache" / "dst-eval").glob("*"):
+        stale.unlink()
+    assert sgd.load(data) == changed
+    assert not list((tmp_path / "cache" / "dst-eval").glob("*"))
+
+
+def _split_into_files(tmp_path: Path, sample_dir: Path, native: list[dict]) -> Path:
+    shutil.copy(sample_dir / "schema.json", tmp_path / "schema.json")
+    for i, dialogue in enumerate(native, start=1):
+        _write(tmp_path / f"dialogues_{i:03d}.json", [dialogue])
+    return tmp_path
+
+
+def test_worker_process_gives_the_same_gold(tmp_path: Path, sample_dir: Path,
+                                            native: list[dict], sample: GoldSet,
+                                            monkeypatch) -> None:
+    data = _split_into_files(tmp_path, sample_dir, native)
+    monkeypatch.setattr(sgd, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU: no worker process")
+    assert sgd.load(data, use_cache=False).dialogues == sample.dialogues
+
+
+def test_worker_errors_reach_the_parent(tmp_path: Path, sample_dir: Path, native: list[dict],
+                                        monkeypatch) -> None:
+    if (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
+        pytest.skip("no worker process on this machine")
+    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
+    native[3]["turns"][0]["frames"][0]["state"]["slot_values"]["city"] = [3]
+    data = _split_into_files(tmp_path, sample_dir, native)
+    good, bad = str(data / "dialogues_001.json"), str(data / "dialogues_004.json")
+    # the larger job stays in this process, the smaller one goes to the worker
+    with pytest.raises(GoldDataError, match="non-string value 3") as info:
+        sgd.parallel_map(sgd.extract_file, [(good,), (bad,)], [2 << 20, 1 << 20])
+    assert info.value.file == bad
+    assert info.value.dialogue == "sample_004" and info.value.turn == 0  # position in turns
+
+
+def test_a_failing_worker_falls_back_to_this_process(monkeypatch) -> None:
+    if (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
+        pytest.skip("no worker process on this machine")
+    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
+    parent = os.getpid()
+
+    def square(x: int) -> int:
+        if os.getpid() != parent:
+            raise ZeroDivisionError("the worker dies")
+        return x * x
+
+    assert sgd.parallel_map(square, [(3,), (4,), (5,)], [8 << 20, 1, 1]) == [9, 16, 25]
+
+
+# --------------------------------------------------------------------------- real corpus
+
+
+def test_sgd_dev_counts(sgd_dev: GoldSet) -> None:
+    assert len(sgd_dev) == 2482
+    assert sgd_dev.n_turns == 24363
+    frames = [f for t in sgd_dev.turns() for f in t.frames]
+    assert len(frames) == 26077
+    assert sum(len(d.services) == 1 for d in sgd_dev) == 836
+    assert (len(sgd_dev.schema), len(sgd_dev.slots), len(sgd_dev.categorical_slots)) == (
+        17, 136, 36)
+    seen = sgd_dev.seen_services & set(sgd_dev.schema)
+    assert len(seen) == 9
+    assert sum(f.service in seen for f in frames) == 14740
+    assert sgd_dev.split == "dev"
+
+
+def test_sgd_root_split_and_test_dir(shared_dir: Path, sgd_dev: GoldSet) -> None:
+    root = shared_dir / "corpora" / "sgd"
+    assert sgd.sniff(root) and sgd.sniff(root / "dev")
+    assert not sgd.sniff(shared_dir / "corpora" / "multiwoz22")
+    assert not sgd.sniff(shared_dir / "corpora" / "multiwoz22" / "test" / "dialogues_001.json")
+    with pytest.raises(UsageError, match="name one with --split"):
+        sgd.load(root)
+    test = sgd.load(root, split="test", use_cache=False)
+    assert len(list((root / "test").glob("dialogues_*.json"))) == 24
+    assert len(test) == 2921 and test.split == "test"
+    assert len(test.schema) == 21
+    assert test.seen_services & set(test.schema) == {
+        "Hotels_2", "Movies_1", "RideSharing_2", "Services_1", "Travel_1", "Weather_1"}
+
+
+# --------------------------------------------------------------------------- SGD-style predictions
+
+
+def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None:
+    values = native[0]["turns"][2]["frames"][0]["state"]["slot_values"]
+    values["city"] = "Oakland"          # a string, not a list
+    values["seating"] = []              # empty list
+    native[0]["turns"][2]["frames"][0].pop("slots")
+    path = _write(tmp_path / "preds" / "a.json", native[:2])
+    _write(tmp_path / "preds" / "b.json", {d["dialogue_id"]: d for d in native[2:]})
+    _write(tmp_path / "preds" / "dialogues_and_metrics.json", {"x": 1})
+    assert looks_like_sgd_frames(native) and looks_like_sgd_frames({"x": native[0]})
+    assert not looks_like_sgd_frames({"x": [{"state": {}}]})
+    predictions = read_sgd_frame_predictions(path.parent)
+    assert sorted(predictions.dialogues) == ["sample_001", "sample_002", "sample_003",
+                                             "sample_004"]
+    turn = predictions.get("sample_001")[1]
+    frame = turn.frames[0]
+    assert frame.slot_values["city"] == ("Oakland",) and "seating" not in frame.slot_values
+    assert frame.slot_values["time"] == ("9:30 am", "half past 9 in the morning")
+    assert frame.spans is None
+    assert turn.state == {"Cafes_1-cafe_name": "Blue Cup", "Cafes_1-city": "Oakland",
+                          "Cafes_1-party_size": "2", "Cafes_1-time": "9:30 am"}
+    assert turn.active_intents == {"Cafes_1": "BookTable"}
+    multi = predictions.get("sample_003")[1]
+    assert multi.requested_slots == {"Weather_5-temperature"}
+    assert multi.frames[1].spans == (SlotSpan("city", 37, 43),)
+    kinds = {i.kind: i for i in predictions.issues}
+    assert kinds["non_list_value"].dialogue == "sample_001" and kinds["non_list_value"].turn == 1
+    assert "empty_value_list" in kinds and "skipped_file" in kinds
+    assert kinds["hedged_value"].message.startswith("4 slots with several predicted values")
+
+
+@pytest.mark.parametrize(("mutate", "message", "dialogue", "turn"), [
+    (lambda d: d[1]["turns"][2]["frames"][0].pop("state"), "user frame without 'state'",
+     "sample_002", 1),
+    (lambda d: d[0]["turns"][4]["frames"][0].pop("service"), "user frame without 'service'",
+     "sample_001", 2),
+    (lambda d: d[2].pop("dialogue_id"), "without a string 'dialogue_id'", None, None),
+    (lambda d: d[2].pop("turns"), "without a 'turns' list", "sample_003", None),
+    (lambda d: d[0]["turns"][0]["frames"][0]["state"].pop("slot_values"),
+     "missing key 'slot_values'", "sample_001", 0),
+])
+def test_reader_structural_errors(tmp_path: Path, native: list[dict], mutate, message: str,
+                                  dialogue: str | None, turn: int | None) -> None:
+    mutate(native)
+    path = _write(tmp_path / "p.json", native)
+    with pytest.raises(PredictionError, match=message) as info:
+        read_sgd_frame_predictions(path)
+    assert info.value.dialogue == dialogue and info.value.turn == turn
+    assert info.value.file == str(path)
+
+
+def test_reader_rejects_non_dialogue_documents(tmp_path: Path) -> None:
+    with pytest.raises(PredictionError, match="expected a list of SGD dialogues"):
+        read_sgd_frame_predictions(_write(tmp_path / "p.json", "text"))
+    with pytest.raises(PredictionError, match="no \\*.json prediction files"):
+        read_sgd_frame_predictions(_write(tmp_path / "d" / "x.txt", "").parent)

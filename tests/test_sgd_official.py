@@ -1,0 +1,332 @@
+"""The sgd-official profiles against the official scorer's own outputs (SCORERS.md §2, §11.3)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dst_eval.metrics.sgd_frame import METRICS, f1_multiset, goal_accuracies
+
+from dst_eval.alignment import align
+from dst_eval.formats.sgd_frames import read_sgd_frame_predictions
+from dst_eval.gold import GoldSet
+from dst_eval.loaders import load_gold, sgd
+from dst_eval.predictions import PredictionSet, PredTurn
+from dst_eval.profiles import ProfileResult, ScoreOptions, get_profile
+from dst_eval.profiles.sgd_official import score, score_multiwoz
+
+TOLERANCE = 1e-9
+
+# reference file -> (make_corrupt.py arguments, MultiWOZ style)
+REFERENCES = {
+    "dev_oracle": (("--mode", "oracle"), False),
+    "dev_drop": (("--mode", "drop", "--every", "5"), False),
+    "dev_drop_mwozstyle": (("--mode", "drop", "--every", "5"), True),
+    "dev_intent": (("--mode", "intent", "--every", "5"), False),
+    "dev_reqslot": (("--mode", "reqslot", "--every", "5"), False),
+    "dev_fuzz7": (("--mode", "fuzz", "--every", "7"), False),
+    "dev_fuzz7_mwoz": (("--mode", "fuzz", "--every", "7"), True),
+}
+MISSING10 = ("--mode", "drop", "--every", "5", "--drop-dialogues", "10")
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def sgd_dev(shared_dir: Path) -> GoldSet:
+    return sgd.load(shared_dir / "corpora" / "sgd" / "dev", use_cache=False)
+
+
+@pytest.fixture(scope="session")
+def corrupted(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """``corrupted(args)`` -> a prediction directory made by the reference make_corrupt.py.
+
+    All the directories the tests need are made up front, two at a time, in the order the
+    tests use them (make_corrupt.py takes a few seconds each).
+    """
+    script = shared_dir / "reference" / "sgd_official" / "make_corrupt.py"
+    gold_dir = shared_dir / "corpora" / "sgd" / "dev"
+
+    def run(args: tuple[str, ...]) -> Path:
+        out = tmp_path_factory.mktemp("sgd_pred")
+        subprocess.run([sys.executable, str(script), str(gold_dir), str(out), *args],
+                       check=True, capture_output=True)
+        return out
+
+    wanted = [REFERENCES[name][0] for name in sorted(REFERENCES)] + [MISSING10]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        made = {args: pool.submit(run, args) for args in dict.fromkeys(wanted)}
+        yield lambda args: made[args].result()
+
+
+def _reference(shared_dir: Path, name: str) -> dict:
+    return json.loads((shared_dir / "reference" / "sgd_official" / f"{name}.json").read_text())
+
+
+def _assert_same(result: dict, reference: dict) -> None:
+    assert sorted(result) == sorted(reference), "groups differ"
+    for group, metrics in reference.items():
+        assert sorted(result[group]) == sorted(metrics), f"metrics of {group} differ"
+        for metric, value in metrics.items():
+            assert abs(result[group][metric] - value) <= TOLERANCE, (group, metric)
+
+
+# --------------------------------------------------------------------------- fidelity on SGD dev
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_reproduces_the_official_scorer(name: str, shared_dir: Path, sgd_dev: GoldSet,
+                                        corrupted) -> None:
+    args, multiwoz_style = REFERENCES[name]
+    predictions = read_sgd_frame_predictions(corrupted(args))
+    alignment = align(sgd_dev, predictions)
+    assert not alignment.missing_dialogues and alignment.n_missing_turns == 0
+    result = (score_multiwoz if multiwoz_style else score)(alignment, ScoreOptions())
+    _assert_same(result.official, _reference(shared_dir, name))
+    assert result.scores == result.official["#ALL_SERVICES"]
+    assert result.counts["frames"] == 26077 and result.counts["turns"] == 24363
+    assert result.signature_fields["agg"] == ("turn-joint" if multiwoz_style else "frame")
+
+
+def test_drop_identity(sgd_dev: GoldSet, corrupted) -> None:
+    """SCORERS.md §11.3: per-frame JGA = 1 - 4844/26077 by construction."""
+    alignment = align(sgd_dev, read_sgd_frame_predictions(corrupted(REFERENCES["dev_drop"][0])))
+    result = score(alignment)
+    assert result.scores["joint_goal_accuracy"] == pytest.approx(1 - 4844 / 26077, abs=1e-12)
+    assert result.groups["seen:seen"] == result.official["#SEEN_SERVICES"]
+    assert result.groups["service:Alarm_1"] == result.official["Alarm_1"]
+    assert result.groups["domain:Alarm"] == result.official["Alarm"]
+    per_turn = result.per_turn
+    assert len(per_turn["dialogue_id"]) == len(per_turn["joint_goal_accuracy"]) == 24363
+    # turn-level joint accuracy = the MultiWOZ-style #ALL_SERVICES value
+    mwoz = score_multiwoz(alignment)
+    assert np.mean(per_turn["joint_goal_accuracy"]) == pytest.approx(
+        mwoz.scores["joint_goal_accuracy"], abs=1e-12)
+
+
+def _expected_missing10_jga(gold: GoldSet) -> float:
+    """make_corrupt.py --mode drop --every 5 --drop-dialogues 10, scored with missing=wrong.
+
+    Frames are counted globally (file, dialogue, turn, frame order = GoldSet order); frame
+    ``i`` loses a slot when ``i % 5 == 4`` and its state is not empty (JGA 0). Dialogue
+    ``k`` (1-based) is omitted when ``k % 10 == 0``: its frames meet an empty prediction,
+    right only when the gold frame state is empty.
+    """
+    index = right = total = 0
+    for k, dialogue in enumerate(gold, start=1):
+        omitted = k % 10 == 0
+        for turn in dialogue.turns:
+            for frame in turn.frames:
+                dropped = index % 5 == 4 and bool(frame.slot_values)
+                right += (not frame.slot_values) if omitted else (not dropped)
+                total += 1
+                index += 1
+    return right / total
+
+
+def test_missing_dialogues_count_as_wrong_by_default(shared_dir: Path, sgd_dev: GoldSet,
+                                                    corrupted) -> None:
+    alignment = align(sgd_dev, read_sgd_frame_predictions(corrupted(MISSING10)))
+    assert len(alignment.missing_dialogues) == 248
+    assert any(i.kind == "missing_dialogues" and "248 of 2482" in i.message
+               for i in alignment.issues)
+    n_missing_turns = sum(len(sgd_dev.get(d).turns) for d in alignment.missing_dialogues)
+
+    wrong = score(alignment, ScoreOptions())
+    assert wrong.counts["missing_turns_scored_empty"] == n_missing_turns
+    assert wrong.counts["frames"] == 26077
+    assert any("scored as empty predictions" in note for note in wrong.notes)
+    assert wrong.scores["joint_goal_accuracy"] == pytest.approx(
+        _expected_missing10_jga(sgd_dev), abs=1e-12)
+
+    skip = score(alignment, ScoreOptions(missing="skip"))
+    _assert_same(skip.official, _reference(shared_dir, "dev_drop_missing10"))
+    assert skip.counts["dialogues"] == 2234
+    assert skip.scores["joint_goal_accuracy"] > wrong.scores["joint_goal_accuracy"]
+
+
+# --------------------------------------------------------------------------- gold_samples
+
+
+@pytest.fixture()
+def sample(gold_samples: Path) -> GoldSet:
+    return sgd.load(gold_samples / "sgd", use_cache=False)
+
+
+def _flat_oracle(gold: GoldSet) -> PredictionSet:
+    dialogues = {
+        d.dialogue_id: [PredTurn(state={k: v[0] for k, v in t.state.items()},
+                                 requested_slots=t.requested_slots,
+                                 active_intents=dict(t.active_intents)) for t in d.turns]
+        for d in gold}
+    return PredictionSet(source="oracle", format="jsonl", dialogues=dialogues)
+
+
+def _all_ones(result: ProfileResult) -> None:
+    for group, metrics in result.official.items():
+        assert metrics and all(value == 1.0 for value in metrics.values()), group
+
+
+def test_oracle_on_gold_samples(tmp_path: Path, gold_samples: Path, sample: GoldSet) -> None:
+    shutil.copy(gold_samples / "sgd" / "dialogues_001.json", tmp_path / "pred.json")
+    frames = align(sample, read_sgd_frame_predictions(tmp_path / "pred.json"))
+    for fn in (score, score_multiwoz):
+        result = fn(frames)
+        _all_ones(result)
+        assert set(result.official) == {"#ALL_SERVICES", "Cafes", "Cafes_1", "Trains",
+                                        "Trains_7", "Weather", "Weather_5"}
+        assert set(result.scores) == set(METRICS)  # spans given: slot tagging too
+        assert any("no training schema" in note for note in result.notes)
+        flat = fn(align(sample, _flat_oracle(sample)))
+        _all_ones(flat)
+        assert set(flat.scores) == set(METRICS) - {
+            "slot_tagging_f1", "slot_tagging_precision", "slot_tagging_recall"}
+
+
+def test_gold_samples_predictions(gold_samples: Path, sample: GoldSet) -> None:
+    """gold_samples/sgd/predictions.json, mwzeval-style, errors counted by hand.
+
+    Gold frames (10): sample_001 t0 seating indoor/outdoor (categorical: JGA 0, AGA 1/2),
+    t1 time = second variant (1), t2 (1); sample_002 t0 date 'March 3' vs 'March 3rd'
+    (token-sort 88 -> 0.88 fuzzy, 0 exact), t1 wrong intent, travel_class missing (JGA 0,
+    AGA 3/4 + 0/1 ...), requested {travel_class, date} vs {travel_class} (F1 2/3);
+    sample_003 t0 (1), t1 trains (1), t1 weather predicts temperature the gold lacks
+    (JGA 0, AGA 1), t2 (1); sample_004 not predicted.
+    """
+    from dst_eval.reader import read_predictions
+
+    alignment = align(sample, read_predictions(gold_samples / "sgd" / "predictions.json",
+                                               corpus="sgd"))
+    assert alignment.missing_dialogues == ["sample_004"]
+    frame_jga = [0, 1, 1, 0.88, 0, 1, 1, 0, 1]
+    wrong = score(alignment)
+    assert wrong.scores["joint_goal_accuracy"] == pytest.approx((sum(frame_jga) + 0) / 10)
+    assert wrong.scores["active_intent_accuracy"] == pytest.approx(8 / 10)
+    assert wrong.scores["requested_slots_f1"] == pytest.approx((8 + 2 / 3 + 0) / 10)
+    assert "slot_tagging_f1" not in wrong.scores
+    skip = score(alignment, ScoreOptions(missing="skip"))
+    assert skip.scores["joint_goal_accuracy"] == pytest.approx(sum(frame_jga) / 9)
+    assert skip.official["Weather_5"]["joint_goal_accuracy"] == 0.0
+    assert skip.official["Weather_5"]["average_goal_accuracy"] == 1.0
+    # per turn, exact matching: 9 turns, right: s1 t1, t2; s3 t0, t2
+    turn_wise = score_multiwoz(alignment)
+    assert turn_wise.scores["joint_goal_accuracy"] == pytest.approx(4 / 9)
+    assert turn_wise.official["Trains_7"]["joint_goal_accuracy"] == pytest.approx(3 / 5)
+    assert turn_wise.signature_fields["match"] == "exact"
+    assert turn_wise.scores["average_noncat_accuracy"] < wrong.scores["average_noncat_accuracy"]
+
+
+def test_missing_frames(tmp_path: Path, gold_samples: Path, sample: GoldSet) -> None:
+    dialogues = json.loads((gold_samples / "sgd" / "dialogues_001.json").read_text())
+    user_turn = dialogues[2]["turns"][2]  # sample_003 t1: Trains_7 + Weather_5
+    user_turn["frames"] = [f for f in user_turn["frames"] if f["service"] != "Weather_5"]
+    (tmp_path / "p.json").write_text(json.dumps(dialogues))
+    alignment = align(sample, read_sgd_frame_predictions(tmp_path / "p.json"))
+    wrong = score(alignment)
+    assert wrong.counts["missing_frames"] == 1 and wrong.counts["frames"] == 10
+    assert wrong.official["Weather_5"]["joint_goal_accuracy"] == 0.5
+    assert wrong.official["Weather_5"]["slot_tagging_recall"] == 0.5  # empty span list
+    skip = score(alignment, ScoreOptions(missing="skip"))
+    assert skip.counts["frames"] == 9
+    assert skip.official["Weather_5"]["joint_goal_accuracy"] == 1.0
+
+
+def test_registry_and_options(sample: GoldSet) -> None:
+    assert get_profile("sgd-official", "sgd") is score
+    assert get_profile("sgd-official-multiwoz", "multiwoz22") is score_multiwoz
+    alignment = align(sample, _flat_oracle(sample))
+    only = score(alignment, ScoreOptions(metrics=("joint_goal_accuracy",)))
+    assert only.scores == {"joint_goal_accuracy": 1.0}
+    from dst_eval.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown metric"):
+        score(alignment, ScoreOptions(metrics=("bleu",)))
+    with pytest.raises(UsageError, match="missing-prediction policy"):
+        score(alignment, ScoreOptions(missing="zero"))
+
+
+# --------------------------------------------------------------------------- metric functions
+
+
+def test_frame_metric_definitions() -> None:
+    assert f1_multiset([], []) == (1.0, 1.0, 1.0)
+    assert f1_multiset(["a"], []) == (0.0, 1.0, 0.0)
+    assert f1_multiset(["a", "a", "b"], ["a", "c"]) == pytest.approx((0.4, 0.5, 1 / 3))
+    slots, categorical = ("city", "seats", "time"), {"seats"}
+    ref = {"city": ("San Francisco",), "seats": ("2",)}
+    joint, jcat, jnon, avg, acat, anon = goal_accuracies(
+        ref, {"city": ("san francisco ca",), "seats": ("2",)}, slots=slots,
+        categorical=categorical)
+    assert (joint, jcat, jnon, avg, acat, anon) == pytest.approx((0.9, 1, 0.9, 0.95, 1, 0.9))
+    exact = goal_accuracies(ref, {"city": ("san francisco ca",), "seats": ("2",),
+                                  "time": ("5 pm",)}, slots=slots, categorical=categorical,
+                            fuzzy=False)
+    assert exact[:3] == (0.0, 1.0, 0.0) and exact[3] == 0.5
+    empty = goal_accuracies({}, {}, slots=slots, categorical=categorical)
+    assert empty[:3] == (1.0, 1.0, 1.0) and all(math.isnan(x) for x in empty[3:])
+    nocat = goal_accuracies({}, {}, slots=("a",), categorical=set())
+    assert math.isnan(nocat[1])
+
+
+# --------------------------------------------------------------------------- MultiWOZ 2.2
+
+
+@pytest.fixture(scope="session")
+def mul0484(shared_dir: Path) -> tuple[GoldSet, list]:
+    path = shared_dir / "corpora" / "multiwoz22" / "test"
+    gold = load_gold(path, corpus="multiwoz22")
+    return gold, json.loads((path / "dialogues_001.json").read_text())
+
+
+def _score_mul(tmp_path: Path, gold: GoldSet, dialogues: list) -> tuple[float, float]:
+    (tmp_path / "p.json").write_text(json.dumps(dialogues))
+    alignment = align(gold, read_sgd_frame_predictions(tmp_path / "p.json"))
+    per_frame, per_turn = score(alignment), score_multiwoz(alignment)
+    assert per_frame.counts["frames"] == 40 and per_frame.counts["turns"] == 5
+    return per_frame.scores["joint_goal_accuracy"], per_turn.scores["joint_goal_accuracy"]
+
+
+def _train_frame(dialogues: list, user_turn: int) -> dict:
+    turns = [t for t in dialogues[0]["turns"] if t["speaker"] == "USER"]
+    return next(f for f in turns[user_turn]["frames"] if f["service"] == "train")
+
+
+def test_mul0484_per_frame_and_per_turn(tmp_path: Path, mul0484) -> None:
+    """SCORERS.md §11.3: one dropped slot -> 0.975 per frame, 0.800 per turn; one predicted
+    untracked slot (train-ref) -> 0.8 per turn."""
+    gold, dialogues = mul0484
+    assert _score_mul(tmp_path, gold, dialogues) == (1.0, 1.0)
+    dropped = copy.deepcopy(dialogues)
+    del _train_frame(dropped, 2)["state"]["slot_values"]["train-day"]
+    per_frame, per_turn = _score_mul(tmp_path, gold, dropped)
+    assert per_frame == pytest.approx(0.975) and per_turn == pytest.approx(0.8)
+    untracked = copy.deepcopy(dialogues)
+    _train_frame(untracked, 3)["state"]["slot_values"]["train-ref"] = ["ABC123"]
+    assert _score_mul(tmp_path, gold, untracked)[1] == pytest.approx(0.8)
+
+
+def test_mul0484_flat_predictions(mul0484) -> None:
+    """mwzeval/JSONL-style flat keys 'train-day' map to the 2.2 frame slot 'train-day'."""
+    gold, _ = mul0484
+    turns = []
+    for i, turn in enumerate(gold.dialogues[0].turns):
+        state = {k: v[0] for k, v in turn.state.items()}
+        if i == 2:
+            del state["train-day"]
+        turns.append(PredTurn(state=state, requested_slots=turn.requested_slots,
+                              active_intents=dict(turn.active_intents)))
+    predictions = PredictionSet(source="flat", format="jsonl",
+                                dialogues={gold.dialogues[0].dialogue_id: turns})
+    alignment = align(gold, predictions)
+    assert score(alignment).scores["joint_goal_accuracy"] == pytest.approx(0.975)
+    assert score_multiwoz(alignment).scores["joint_goal_accuracy"] == pytest.approx(0.8)
+    assert score(alignment).scores["active_intent_accuracy"] == 1.0

@@ -113,6 +113,7 @@ def evaluate(
         predictions_source=prediction_set.source,
         table=result.table,
         metric_objects=result.metric_objects,
+        outcomes=result.outcomes,
     )
     if bootstrap:
         from .metrics.resampling import parse_seed, seed_from_env

@@ -44,6 +44,8 @@ class Report:
     """The per-turn :class:`~dst_eval.metrics.base.TurnTable` behind ``scores`` (if any)."""
     metric_objects: list[Any] = field(default_factory=list)
     """The :class:`~dst_eval.metrics.base.Metric` objects behind ``scores``."""
+    outcomes: list[Any] = field(default_factory=list)
+    """Per-slot outcome records (``SlotOutcome``; ``row`` indexes ``per_turn``)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

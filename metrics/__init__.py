@@ -49,7 +49,8 @@ __all__ = [
     "error_counts", "flexible_goal_accuracy", "frequent_wrong_values", "joint_goal_accuracy",
     "relative_slot_accuracy", "requested_slots_precision_recall_f1", "slot_accuracy",
     "slot_error_counts", "slot_f1_turn_macro", "slot_precision_recall_f1", "turn_accuracy",
-    "turn_table",
+    "turn_table", "corpus_bleu", "mean_sentence_bleu", "segment_statistics", "get_tokenizer",
+    "trade_slot_accuracy", "bootstrap_ci", "paired_bootstrap", "approximate_randomisation",
 ]
 
 
@@ -73,3 +74,20 @@ def dst_metrics(*, n_slots: int = 0, fga_lambdas=(0.25, 0.5, 0.75, 1.0),
         metrics += [RequestedSlotsPrecision(), RequestedSlotsRecall(), RequestedSlotsF1(),
                     RequestedSlotsF1TurnMacro()]
     return metrics
+
+
+_LAZY = {
+    "corpus_bleu": "bleu", "mean_sentence_bleu": "bleu", "segment_statistics": "bleu",
+    "get_tokenizer": "tokenizers", "trade_slot_accuracy": "trade_slot_accuracy",
+    "bootstrap_ci": "resampling", "paired_bootstrap": "resampling",
+    "approximate_randomisation": "resampling",
+}
+
+
+def __getattr__(name: str):
+    """BLEU, tokenizers and resampling load on first use (they import sacrebleu)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

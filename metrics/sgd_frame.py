@@ -249,9 +249,8 @@ def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.nda
     n_metrics = values.shape[1]
     means = np.full((n_groups, n_metrics), NAN)
     counts = np.zeros((n_groups, n_metrics), dtype=np.int64)
-    member_values = values[frame_index]
     for j in range(n_metrics):
-        column = member_values[:, j]
+        column = values[frame_index, j]
         keep = ~np.isnan(column)
         count = np.bincount(group_index[keep], minlength=n_groups)
         total = np.bincount(group_index[keep], weights=column[keep], minlength=n_groups)

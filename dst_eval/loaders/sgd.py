@@ -119,10 +119,9 @@ def sniff(path: Path) -> bool:
 class _Source:
     """Where a split's gold comes from."""
 
-    def __init__(self, files: list[Path], kind: str, split: str | None,
-                 schema: Path | None, train_schema: Path | None, shown: str) -> None:
+    def __init__(self, files: list[Path], split: str | None, schema: Path | None,
+                 train_schema: Path | None, shown: str) -> None:
         self.files = files
-        self.kind = kind  # "native" or "hf"
         self.split = split
         self.schema = schema
         self.train_schema = train_schema
@@ -151,9 +150,8 @@ def _hf_files(directory: Path) -> dict[str, Path]:
 def _locate(path: Path, split: str | None) -> _Source:
     split = _canonical_split(split)
     if path.is_file():
-        kind = "hf" if path.suffix == ".jsonl" else "auto"
         own_split = _canonical_split(path.parent.name)
-        return _Source([path], kind, split or (own_split if own_split in SPLITS else None),
+        return _Source([path], split or (own_split if own_split in SPLITS else None),
                        _existing(path.parent / "schema.json"),
                        _existing(path.parent.parent / "train" / "schema.json"), str(path))
     if not path.is_dir():
@@ -163,7 +161,7 @@ def _locate(path: Path, split: str | None) -> _Source:
         own = _canonical_split(path.name)
         if split and own in SPLITS and split != own:
             raise UsageError(f"{path} is the {own!r} split but split {split!r} was requested")
-        return _Source(files, "native", split or (own if own in SPLITS else None),
+        return _Source(files, split or (own if own in SPLITS else None),
                        _existing(path / "schema.json"),
                        _existing(path.parent / "train" / "schema.json"), str(path))
     available = [s for s in SPLITS if sorted((path / s).glob("dialogues_*.json"))]
@@ -174,7 +172,7 @@ def _locate(path: Path, split: str | None) -> _Source:
         if split not in available:
             raise UsageError(f"split {split!r} not found in {path} "
                              f"(available: {', '.join(available)})")
-        return _Source(sorted((path / split).glob("dialogues_*.json")), "native", split,
+        return _Source(sorted((path / split).glob("dialogues_*.json")), split,
                        _existing(path / split / "schema.json"),
                        _existing(path / "train" / "schema.json"), str(path / split))
     hf = _hf_files(path)
@@ -186,7 +184,7 @@ def _locate(path: Path, split: str | None) -> _Source:
         if key not in hf:
             raise UsageError(f"split {split!r} not found in {path} "
                              f"(available: {', '.join(sorted(hf))})")
-        return _Source([hf[key]], "auto", key or None, _existing(path / "schema.json"),
+        return _Source([hf[key]], key or None, _existing(path / "schema.json"),
                        None, str(hf[key]))
     raise GoldDataError("no SGD dialogues_*.json files found", file=str(path))
 
@@ -322,40 +320,31 @@ def _is_hf_record(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("turns"), dict)
 
 
-def _hf_records(path: Path) -> list:
-    if path.suffix == ".jsonl":
-        return [record for _, record in iter_jsonl(path, error=GoldDataError)]
-    data = parse_json_bytes(read_bytes(path), file=str(path))
-    if not isinstance(data, list):
-        raise GoldDataError("expected a JSON list of dialogues", file=str(path))
-    return data
-
-
-def extract_file(path_str: str, kind: str = "native") -> list[tuple]:
-    """Parse one gold file and return its compact dialogues."""
+def extract_file(path_str: str) -> list[tuple]:
+    """Parse one gold file (native dialogues, or HF records: JSON list or JSONL) and return
+    its compact dialogues; a record is HF columnar when its ``turns`` is an object."""
     with gc_paused():
-        return _extract_file(Path(path_str), kind)
+        return _extract_file(Path(path_str))
 
 
-def _extract_file(path: Path, kind: str) -> list[tuple]:
-    path_str = str(path)
-    pool: dict[str, str] = {}
-    if kind in ("hf", "auto") and (path.suffix == ".jsonl" or kind == "hf"):
-        records = _hf_records(path)
+def _extract_file(path: Path) -> list[tuple]:
+    file = str(path)
+    if path.suffix == ".jsonl":
+        records = [record for _, record in iter_jsonl(path, error=GoldDataError)]
     else:
-        records = parse_json_bytes(read_bytes(path), file=path_str)
+        records = parse_json_bytes(read_bytes(path), file=file)
         if not isinstance(records, list):
-            raise GoldDataError("expected a JSON list of dialogues", file=path_str)
+            raise GoldDataError("expected a JSON list of dialogues", file=file)
+    pool: dict[str, str] = {}
     out = []
     for index, record in enumerate(records):
         if _is_hf_record(record):
             try:
                 record = hf_to_native(record)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise GoldDataError(f"malformed Hugging Face record {index}: {exc}",
-                                    file=path_str,
+                raise GoldDataError(f"malformed Hugging Face record {index}: {exc}", file=file,
                                     dialogue=str(record.get("dialogue_id"))) from None
-        out.append(extract_dialogue(record, pool, file=path_str))
+        out.append(extract_dialogue(record, pool, file=file))
     return out
 
 
@@ -536,13 +525,13 @@ def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
     """
     directory = _cache_dir() if use_cache is not False else None
     inputs = [*source.files, source.schema, source.train_schema]
-    key = ("sgd", LOADER_VERSION, sys.version_info[:2], source.kind, _stat_key(inputs))
+    key = ("sgd", LOADER_VERSION, sys.version_info[:2], _stat_key(inputs))
     cache_file = _cache_file(directory, key) if directory is not None else None
     if cache_file is not None:
         cached = _cache_read(cache_file, key)
         if cached is not None:
             return cached
-    jobs = [(str(f), source.kind) for f in source.files]
+    jobs = [(str(f),) for f in source.files]
     sizes = [f.stat().st_size for f in source.files]
     per_file = parallel_map(extract_file, jobs, sizes)
     dialogues = tuple(d for part in per_file for d in part)

@@ -54,6 +54,9 @@ class ProfileResult:
     profile's metrics are sums of per-turn statistics (bootstrap and significance use it)."""
     metric_objects: list[Any] = field(default_factory=list)
     """The :class:`~dst_eval.metrics.base.Metric` objects behind ``scores`` (same names)."""
+    outcomes: list[Any] = field(default_factory=list)
+    """Per-slot :class:`~dst_eval.metrics.state_compare.SlotOutcome` records (row = index
+    into ``per_turn``), for error analysis."""
 
 
 ProfileFn = Callable[..., ProfileResult]

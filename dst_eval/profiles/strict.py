@@ -179,4 +179,5 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
                 "slots_in_list": n_slots},
         table=table,
         metric_objects=metrics,
+        outcomes=outcomes,
     )

@@ -17,12 +17,38 @@ from .errors import UsageError
 from .gold import GoldSet
 from .loaders import load_gold
 from .predictions import PredictionSet
-from .profiles import ScoreOptions, get_profile
+from .profiles import ProfileResult, ScoreOptions, get_profile
 from .report import Report
+from .responses import ResponseResources, ResponseResult, has_responses, score_responses
 from .signature import Signature
 
 MISSING_POLICIES = ("wrong", "skip")
 BREAKDOWNS = ("domain", "slot", "service", "seen", "depth")
+
+
+def _path(value: str | Path | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def merge_responses(report: Report, responses: ResponseResult) -> None:
+    """Add response metrics to a report: scores after the DST ones, n/a with reasons."""
+    report.scores.update(responses.scores)
+    if responses.not_applicable:
+        report.extra.setdefault("not_applicable", {}).update(responses.not_applicable)
+        report.notes += [f"{name}: n/a ({why})"
+                         for name, why in responses.not_applicable.items()]
+    for group, metrics in responses.groups.items():
+        report.groups.setdefault(group, {}).update(metrics)
+    if responses.official is not None:
+        report.official = {**(report.official or {}), **responses.official}
+    report.notes += responses.notes
+    if responses.counts:
+        report.counts["responses"] = responses.counts  # type: ignore[assignment]
+    if responses.signature_fields:
+        report.signature = report.signature.with_fields(**responses.signature_fields)
+    if responses.table is not None and responses.metric_objects:
+        report.extra_tables.append((responses.table, list(responses.metric_objects)))
+    report.extra_tables += responses.tables
 
 
 def _as_gold(gold: str | Path | GoldSet, corpus: str | None, split: str | None) -> GoldSet:
@@ -63,6 +89,10 @@ def evaluate(
     mwzeval_rules: str = "7f19ee0",
     bootstrap: int = 0,
     seed: int | str | None = None,
+    db: str | Path | None = None,
+    goals: str | Path | None = None,
+    references: str | Path | None = None,
+    gold_states: str | Path | None = None,
 ) -> Report:
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.report.Report`.
 
@@ -73,6 +103,9 @@ def evaluate(
     ``"skip"`` scores only what is present (the official scorers' behaviour).
     ``bootstrap=N`` adds dialogue-level 95 % confidence intervals from N resamples
     (``seed``: an int, ``"none"`` for unseeded, default ``$SACREBLEU_SEED`` or 12345).
+    When the predictions carry responses, response metrics (BLEU, and Inform/Success where
+    the corpus defines them) are added; ``db``, ``goals``, ``references`` and
+    ``gold_states`` locate the corpus resources they need (see ``dst_eval.responses``).
     """
     if missing not in MISSING_POLICIES:
         raise UsageError(f"--missing must be one of {', '.join(MISSING_POLICIES)}")
@@ -96,18 +129,21 @@ def evaluate(
     options = ScoreOptions(missing=missing, metrics=tuple(metrics) if metrics else None, by=by,
                            dontcare=dontcare, normalisation=normalisation,
                            mwzeval_rules=mwzeval_rules)
-    result = score_fn(alignment, options)
-    signature = Signature(gold_set.corpus, gold_set.split, profile_name).with_fields(
-        **result.signature_fields)
+    if prediction_set.has_states:
+        result = score_fn(alignment, options)
+    else:
+        result = ProfileResult(scores={}, signature_fields={}, notes=[
+            "DST: n/a (the predictions carry no states)"])
     report = Report(
-        scores=result.scores,
-        signature=signature,
-        groups=result.groups,
+        scores=dict(result.scores),
+        signature=Signature(gold_set.corpus, gold_set.split, profile_name).with_fields(
+            **result.signature_fields),
+        groups=dict(result.groups),
         official=result.official,
         issues=alignment.issues,
         coverage=alignment.summary(),
-        notes=result.notes,
-        counts=result.counts,
+        notes=list(result.notes),
+        counts=dict(result.counts),
         per_turn=result.per_turn,
         gold_source=gold_set.source,
         predictions_source=prediction_set.source,
@@ -115,6 +151,12 @@ def evaluate(
         metric_objects=result.metric_objects,
         outcomes=result.outcomes,
     )
+    if has_responses(alignment):
+        resources = ResponseResources(
+            db=_path(db), goals=_path(goals), references=_path(references),
+            gold_states=_path(gold_states), gold_path=Path(gold_set.source))
+        merge_responses(report, score_responses(alignment, options, resources=resources,
+                                                profile=profile_name))
     if bootstrap:
         from .metrics.resampling import parse_seed, seed_from_env
         from .significance import add_bootstrap

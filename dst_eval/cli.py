@@ -14,6 +14,8 @@ from pathlib import Path
 
 from . import __version__
 from .errors import EXIT_OK, EXIT_USAGE, DstEvalError, UsageError
+from .leaderboard_cli import run_leaderboard
+from .report_cli import run_report
 
 FORMATS = ("table", "json", "markdown", "csv")
 
@@ -79,6 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mwzeval-rules", choices=("7f19ee0", "cd3f0ee"), default="7f19ee0",
                         help="mwzeval profile: rule tables of the published leaderboard "
                              "(7f19ee0, default) or of the latest mwzeval (cd3f0ee)")
+    resources = parser.add_argument_group("response metrics (used when predictions carry "
+                                          "responses)")
+    resources.add_argument("--db", help="database directory (MultiWOZ db/ with *_db.json; "
+                                        "default: db/ next to the gold)")
+    resources.add_argument("--goals", help="MultiWOZ 2.1 data.json or zip with the user goals "
+                                           "(needed for Inform/Success on MultiWOZ 2.2 gold)")
+    resources.add_argument("--references", help="reference responses file (mwzeval format) "
+                                                "instead of the gold corpus's")
+    resources.add_argument("--gold-states", help="gold states file (mwzeval format) for the "
+                                                 "policy-optimisation setting")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="95%% confidence intervals from N dialogue-level resamples")
     parser.add_argument("--seed", help="resampling seed (default $SACREBLEU_SEED or 12345; "
@@ -121,7 +133,9 @@ def run_score(argv: Sequence[str]) -> int:
             profile=args.profile, pred_format=args.pred_format, strict=args.strict,
             missing=args.missing, metrics=_split_list(args.metrics) or None,
             by=_split_list(args.by), dontcare=args.dontcare, normalisation=args.norm,
-            mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed)
+            mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed,
+            db=args.db, goals=args.goals, references=args.references,
+            gold_states=args.gold_states)
     if args.fmt == "json":
         _write(report.to_json(), args.output)
     elif args.fmt == "markdown":
@@ -169,7 +183,8 @@ def run_compare(argv: Sequence[str]) -> int:
     return compare(argv)
 
 
-COMMANDS = {"validate": run_validate, "compare": run_compare}
+COMMANDS = {"validate": run_validate, "compare": run_compare, "report": run_report,
+            "leaderboard": run_leaderboard}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -46,6 +46,21 @@ class Report:
     """The :class:`~dst_eval.metrics.base.Metric` objects behind ``scores``."""
     outcomes: list[Any] = field(default_factory=list)
     """Per-slot outcome records (``SlotOutcome``; ``row`` indexes ``per_turn``)."""
+    extra_tables: list[tuple[Any, list[Any]]] = field(default_factory=list)
+    """Further ``(TurnTable, [Metric])`` pairs (response metrics: per-dialogue inform and
+    success, per-segment BLEU statistics), resampled by dialogue like ``table``."""
+
+    def stat_tables(self) -> list[tuple[Any, list[Any]]]:
+        """Every ``(TurnTable, [Metric])`` pair behind ``scores``, restricted to reported
+        metrics: what bootstrap intervals and paired tests resample."""
+        pairs = [(self.table, self.metric_objects)] if self.table is not None else []
+        pairs += self.extra_tables
+        out = []
+        for table, metrics in pairs:
+            kept = [m for m in metrics if m.name in self.scores]
+            if kept:
+                out.append((table, kept))
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .errors import UsageError
-from .metrics.base import Metric
+from .metrics.base import Metric, TurnTable
 from .metrics.resampling import (
     DEFAULT_SEED,
     TIES,
@@ -36,12 +36,13 @@ SIGNIFICANCE_LEVEL = 0.05
 FEW_DIALOGUES = 30
 
 
-def _metrics_of(report: Report, label: str) -> list[Metric]:
-    if report.table is None or not report.metric_objects:
+def _metrics_of(report: Report, label: str) -> list[tuple[TurnTable, list[Metric]]]:
+    pairs = report.stat_tables()
+    if not pairs:
         raise UsageError(f"{label}: its profile ({report.signature.profile}) does not keep "
                          "per-turn statistics, so no bootstrap or significance test is "
                          "possible; use the strict profile")
-    return [m for m in report.metric_objects if m.name in report.scores]
+    return pairs
 
 
 def add_bootstrap(report: Report, n: int, seed: Seed) -> dict[str, str]:
@@ -51,9 +52,10 @@ def add_bootstrap(report: Report, n: int, seed: Seed) -> dict[str, str]:
     ``{"bs": n, "seed": seed}`` to add."""
     if n < 2:
         raise UsageError(f"--bootstrap needs at least 2 resamples, got {n}")
-    metrics = _metrics_of(report, report.predictions_source or "predictions")
-    report.extra["confidence_intervals"] = bootstrap_ci(report.table, metrics, n_samples=n,
-                                                        seed=seed)
+    intervals: dict[str, Any] = {}
+    for table, metrics in _metrics_of(report, report.predictions_source or "predictions"):
+        intervals.update(bootstrap_ci(table, metrics, n_samples=n, seed=seed))
+    report.extra["confidence_intervals"] = intervals
     return {"bs": str(n), "seed": seed_label(seed)}
 
 
@@ -93,7 +95,7 @@ def compare_reports(reports: Sequence[Report], *, test: str = "bs", n: int | Non
     if ties not in TIES:
         raise UsageError(f"--ties must be one of {', '.join(TIES)}, got {ties!r}")
     base = reports[0]
-    metrics = _common_metrics(reports, names)
+    groups = _common_metrics(reports, names)
     fields: dict[str, str] = {}
     if test != "ar":
         fields["bs"] = str(n)
@@ -104,68 +106,85 @@ def compare_reports(reports: Sequence[Report], *, test: str = "bs", n: int | Non
         fields["ties"] = ties
     result: dict[str, Any] = {
         "signature": base.signature.with_fields(**fields).format(), "test": test,
-        "seed": seed_label(seed), "ties": ties, "metrics": [m.name for m in metrics],
-        "systems": []}
+        "seed": seed_label(seed), "ties": ties,
+        "metrics": [m.name for _, metrics in groups for m in metrics], "systems": []}
     if test != "ar":
         result["n"] = n
     if test != "bs":
         result["trials"] = trials
-    n_dialogues = len(base.table.dialogue_ids)
+    n_dialogues = len(groups[0][0].dialogue_ids)
     if n_dialogues < FEW_DIALOGUES:
         result["notes"] = [f"only {n_dialogues} dialogues: resampling tests and intervals are "
                            "unreliable on so few"]
 
     base_scores: dict[str, dict[str, Any]] = {m.name: {"score": base.scores[m.name]}
-                                              for m in metrics}
+                                              for _, metrics in groups for m in metrics}
     if test != "ar":
-        for name, ci in bootstrap_ci(base.table, metrics, n_samples=n, seed=seed).items():
-            base_scores[name] = _without_resamples(ci)
+        for table, metrics in groups:
+            for name, ci in bootstrap_ci(table, metrics, n_samples=n, seed=seed).items():
+                base_scores[name] = _without_resamples(ci)
     result["systems"].append({"name": names[0], "baseline": True, "scores": base_scores})
     for report, name in zip(reports[1:], names[1:], strict=True):
         result["systems"].append(
-            _compare_one(base, report, names[0], name, metrics, test, n, trials, seed, ties))
+            _compare_one(groups, report, names[0], name, test, n, trials, seed, ties))
     return result
 
 
-def _common_metrics(reports: Sequence[Report], names: Sequence[str]) -> list[Metric]:
+def _common_metrics(reports: Sequence[Report], names: Sequence[str]
+                    ) -> list[tuple[TurnTable, list[Metric]]]:
+    """The baseline's (table, metrics) pairs, restricted to metrics every system reports."""
     base = reports[0]
-    metrics = _metrics_of(base, names[0])
+    groups = _metrics_of(base, names[0])
     signature = base.signature.format()
     for report, name in zip(reports[1:], names[1:], strict=True):
-        _metrics_of(report, name)
+        other = _metrics_of(report, name)
         if report.signature.format() != signature:
             raise UsageError(f"{name} was scored differently from {names[0]}: "
                              f"{report.signature} vs {signature}")
-        metrics = [m for m in metrics if m.name in report.scores]
-    if not metrics:
+        if len(other) != len(groups):
+            raise UsageError(f"{name} does not have the same kinds of statistics as "
+                             f"{names[0]} (e.g. one has responses and the other not)")
+        groups = [(table, [m for m in metrics if m.name in report.scores])
+                  for table, metrics in groups]
+    groups = [(table, metrics) for table, metrics in groups if metrics]
+    if not groups:
         raise UsageError("the systems share no metric to compare")
-    return metrics
+    return groups
 
 
 def _without_resamples(ci: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in ci.items() if k != "resamples"}
 
 
-def _compare_one(base: Report, report: Report, base_name: str, name: str,
-                 metrics: list[Metric], test: str, n: int, trials: int,
+def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Report,
+                 base_name: str, name: str, test: str, n: int, trials: int,
                  seed: Seed, ties: str) -> dict[str, Any]:
-    try:
-        check_paired(base.table, report.table)
-    except ValueError as exc:
-        raise UsageError(f"cannot pair {name} with {base_name}: {exc}") from None
-    scores: dict[str, dict[str, Any]] = {
-        m.name: {"score": report.scores[m.name],
-                 "delta": report.scores[m.name] - base.scores[m.name]} for m in metrics}
-    if test != "ar":
-        for metric_name, res in paired_bootstrap(base.table, report.table, metrics,
-                                                 n_samples=n, seed=seed, ties=ties).items():
-            scores[metric_name].update(_without_resamples(res["system_ci"]))
-            scores[metric_name]["p_bs"] = res["p_value"]
-    if test != "bs":
-        for metric_name, res in approximate_randomisation(base.table, report.table, metrics,
-                                                          n_trials=trials, seed=seed,
-                                                          ties=ties).items():
-            scores[metric_name]["p_ar"] = res["p_value"]
+    system_tables = {tuple(m.name for m in metrics): table
+                     for table, metrics in report.stat_tables()}
+    scores: dict[str, dict[str, Any]] = {}
+    for base_table, metrics in base_groups:
+        sys_table = next((t for names_, t in system_tables.items()
+                          if all(m.name in names_ for m in metrics)), None)
+        if sys_table is None:
+            raise UsageError(f"{name} lacks the statistics of {base_name}")
+        try:
+            check_paired(base_table, sys_table)
+        except ValueError as exc:
+            raise UsageError(f"cannot pair {name} with {base_name}: {exc}") from None
+        for m in metrics:
+            base_score = m.score(base_table)
+            scores[m.name] = {"score": report.scores[m.name],
+                              "delta": report.scores[m.name] - base_score}
+        if test != "ar":
+            for metric_name, res in paired_bootstrap(base_table, sys_table, metrics,
+                                                     n_samples=n, seed=seed, ties=ties).items():
+                scores[metric_name].update(_without_resamples(res["system_ci"]))
+                scores[metric_name]["p_bs"] = res["p_value"]
+        if test != "bs":
+            for metric_name, res in approximate_randomisation(base_table, sys_table, metrics,
+                                                              n_trials=trials, seed=seed,
+                                                              ties=ties).items():
+                scores[metric_name]["p_ar"] = res["p_value"]
     return {"name": name, "baseline": False, "scores": scores}
 
 

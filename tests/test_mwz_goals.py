@@ -13,6 +13,7 @@ from dst_eval.multiwoz.goals import (
     derive_goal,
     goal_domains,
     gold_states,
+    gold_states_from_mwz22,
     load_multiwoz21,
 )
 
@@ -148,3 +149,31 @@ def test_malformed_data_raise_gold_data_error(tmp_path: Path) -> None:
     assert list(load_multiwoz21(bad, ids=["sng1"])) == ["sng1"]
     with pytest.raises(GoldDataError, match="not in the data"):
         load_multiwoz21(bad, ids=["SNG1.json", "PMUL2"])
+
+
+def test_gold_states_from_mwz22_sample(shared_dir: Path, mwzeval_dir: Path) -> None:
+    """The 2.2 sample dialogue gives the same states as the 2.1-derived approximation."""
+    sample = json.loads(
+        (shared_dir / "corpora" / "multiwoz22" / "test" / "dialogues_001.json").read_text())
+    expected = json.loads((mwzeval_dir / "approx_gold_states_mwz21_test.json").read_text())
+    dialogue = sample[0]
+    assert dialogue["dialogue_id"] == "MUL0484.json"
+    assert gold_states_from_mwz22(dialogue) == expected["mul0484"]
+
+
+def test_gold_states_from_mwz22_rules() -> None:
+    frames = [
+        {"service": "taxi", "state": {"slot_values": {"taxi-leaveat": ["5 pm", "17:00"],
+                                                      "taxi-destination": ["dontcare"]}}},
+        {"service": "hotel", "state": {"slot_values": {"hotel-bookday": ["monday"],
+                                                       "hotel-area": ["east", "dontcare"]}}},
+        {"service": "bus", "state": {"slot_values": {}}},
+    ]
+    dialogue = {"dialogue_id": "X.json", "turns": [
+        {"speaker": "USER", "frames": frames}, {"speaker": "SYSTEM", "frames": []},
+        {"speaker": "USER", "frames": []}, {"speaker": "SYSTEM", "frames": []},
+    ]}
+    assert gold_states_from_mwz22(dialogue) == [
+        {"taxi": {"leave": "17:00"}, "hotel": {"bookday": "monday"}}, {}]
+    with pytest.raises(GoldDataError, match="frames"):
+        gold_states_from_mwz22({"dialogue_id": "X", "turns": [{"speaker": "USER"}, {}]})

@@ -32,6 +32,7 @@ from dst_eval.multiwoz.database import MultiwozDatabase, fuzzy_match, time_to_mi
 from dst_eval.multiwoz.delex import (
     delexicalize_char_spans,
     delexicalize_word_spans,
+    load_mwz22_references,
     normalize_response,
     references_from_mwz22,
 )
@@ -397,6 +398,37 @@ def test_char_span_references_from_mwz22() -> None:
     assert references_from_mwz22(dialogues, acts) == {"mul1": ["NAME is at ADDRESS, call PHONE."]}
     with pytest.raises(GoldDataError, match="dialog_acts"):
         references_from_mwz22(dialogues, {})
+
+
+def test_load_mwz22_references(tmp_path: Path, shared_dir: Path) -> None:
+    (tmp_path / "test").mkdir()
+    dialogues = [{"dialogue_id": "SNG9.json", "turns": [
+        {"turn_id": "0", "speaker": "USER", "utterance": "a cheap hotel?"},
+        {"turn_id": "1", "speaker": "SYSTEM", "utterance": "Try the Alpha-Milton, it's cheap."},
+    ]}]
+    (tmp_path / "test" / "dialogues_001.json").write_text(json.dumps(dialogues))
+    acts = {"SNG9.json": {"0": {"span_info": []}, "1": {"span_info": [
+        ["Hotel-Inform", "name", "the Alpha-Milton", 4, 20],
+        ["Hotel-Inform", "pricerange", "cheap", 27, 32]]}}}
+    (tmp_path / "dialog_acts.json").write_text(json.dumps(acts))
+    assert load_mwz22_references(tmp_path / "test") == {"sng9": ["try NAME, it's PRICE."]}
+    # the shared 2.2 sample has no dialog_acts.json
+    with pytest.raises(GoldDataError, match="file not found"):
+        load_mwz22_references(shared_dir / "corpora" / "multiwoz22" / "test")
+
+
+def test_gold_from_mappings(mwz21_dir: Path, gold: ResponseGold) -> None:
+    two = ["sng0073", "pmul4648"]
+    refs = {k: [f"this is reference {i} of {k}" for i in range(len(gold.references[k]))]
+            for k in two}
+    small = load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db", ids=two,
+                               references=refs, gold_states={k: gold.states[k] for k in two})
+    assert small.dialogue_ids == tuple(two)
+    assert small.references == refs
+    assert small.sources["references"].startswith("<mapping")
+    result = score_responses(small, {k: [{"response": r} for r in refs[k]] for k in two},
+                             compat=True, missing="skip")
+    assert result["bleu"] == pytest.approx(100.0)
 
 
 # ---------------------------------------------------------------------------------------------

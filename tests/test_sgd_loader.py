@@ -349,3 +349,16 @@ def test_reader_rejects_non_dialogue_documents(tmp_path: Path) -> None:
         read_sgd_frame_predictions(_write(tmp_path / "p.json", "text"))
     with pytest.raises(PredictionError, match="no \\*.json prediction files"):
         read_sgd_frame_predictions(_write(tmp_path / "d" / "x.txt", "").parent)
+
+
+def test_reader_reads_a_zip(tmp_path: Path, native: list[dict]) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "p.zip", "w") as archive:
+        archive.writestr("pred/a.json", json.dumps(native[:3]))
+        archive.writestr("pred/b.json", json.dumps(native[3:]))
+        archive.writestr("pred/dialogues_and_metrics.json", "{}")
+    predictions = read_sgd_frame_predictions(tmp_path / "p.zip")
+    assert [len(predictions.get(d["dialogue_id"])) for d in native] == [3, 2, 3, 1]
+    hedged = next(i for i in predictions.issues if i.kind == "hedged_value")
+    assert hedged.file == f"{tmp_path / 'p.zip'}:pred/a.json"

@@ -8,7 +8,6 @@ import math
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -50,22 +49,41 @@ def sgd_dev(shared_dir: Path) -> GoldSet:
 def corrupted(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory):
     """``corrupted(args)`` -> a prediction directory made by the reference make_corrupt.py.
 
-    All the directories the tests need are made up front, two at a time, in the order the
-    tests use them (make_corrupt.py takes a few seconds each).
+    make_corrupt.py takes a few seconds per directory: the directories the tests need are
+    made in the background, two at a time, in the order the tests use them.
     """
     script = shared_dir / "reference" / "sgd_official" / "make_corrupt.py"
     gold_dir = shared_dir / "corpora" / "sgd" / "dev"
+    pending = list(dict.fromkeys([REFERENCES[n][0] for n in sorted(REFERENCES)] + [MISSING10]))
+    running: dict[tuple[str, ...], tuple[subprocess.Popen, Path]] = {}
+    done: dict[tuple[str, ...], Path] = {}
 
-    def run(args: tuple[str, ...]) -> Path:
+    def start(args: tuple[str, ...]) -> None:
+        pending.remove(args)
         out = tmp_path_factory.mktemp("sgd_pred")
-        subprocess.run([sys.executable, str(script), str(gold_dir), str(out), *args],
-                       check=True, capture_output=True)
-        return out
+        process = subprocess.Popen([sys.executable, str(script), str(gold_dir), str(out), *args],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        running[args] = (process, out)
 
-    wanted = [REFERENCES[name][0] for name in sorted(REFERENCES)] + [MISSING10]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        made = {args: pool.submit(run, args) for args in dict.fromkeys(wanted)}
-        yield lambda args: made[args].result()
+    def top_up() -> None:
+        while pending and len(running) < 2:
+            start(pending[0])
+
+    def make(args: tuple[str, ...]) -> Path:
+        if args not in done:
+            if args not in running:
+                start(args)
+            process, out = running.pop(args)
+            _, err = process.communicate()
+            assert process.returncode == 0, err.decode()
+            done[args] = out
+        top_up()
+        return done[args]
+
+    top_up()
+    yield make
+    for process, _ in running.values():
+        process.communicate()
 
 
 def _reference(shared_dir: Path, name: str) -> dict:

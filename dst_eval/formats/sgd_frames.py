@@ -29,6 +29,7 @@ checked here (there is no gold at this point).
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import PredictionError
@@ -127,67 +128,111 @@ def _spans(raw: Any, tally: _Tally, dialogue: str, turn: int) -> tuple:
     return tuple(out)
 
 
-def _dialogue(dialogue_id: str, dialogue: Any, tally: _Tally, file: str) -> tuple:
-    """One predicted dialogue -> ``(dialogue_id, ((frame, ...) per user turn))``."""
-    if not isinstance(dialogue, dict):
-        raise PredictionError("a dialogue is not a JSON object", file=file, dialogue=dialogue_id)
-    turns = dialogue.get("turns")
-    if not isinstance(turns, list):
-        raise PredictionError("dialogue without a 'turns' list", file=file,
-                              dialogue=dialogue_id)
-    out = []
-    for raw_index, turn in enumerate(turns):
-        try:
-            if turn["speaker"] != "USER":
-                continue
-            frames = []
-            for frame in turn["frames"]:
-                if "service" not in frame or "state" not in frame:
-                    missing = "service" if "service" not in frame else "state"
-                    raise PredictionError(
-                        f"user frame without {missing!r} (position {raw_index} in 'turns')",
-                        file=file, dialogue=dialogue_id, turn=len(out))
-                service, state = frame["service"], frame["state"]
-                if type(service) is not str or not isinstance(state, dict):
-                    raise TypeError("'service' must be a string and 'state' an object")
-                intent = state.get("active_intent")
-                if intent is None:
-                    tally.add("missing_intent", dialogue_id, len(out), f"service {service!r}")
-                elif type(intent) is not str:
-                    raise TypeError(f"'active_intent' is {intent!r}, not a string")
-                requested = state.get("requested_slots")
-                if requested is None:
-                    tally.add("missing_requested_slots", dialogue_id, len(out),
-                              f"service {service!r}")
-                else:
-                    if type(requested) is not list or not all(type(r) is str for r in requested):
-                        raise TypeError("'requested_slots' is not a list of strings")
-                    requested = tuple(requested)
-                slot_values = state["slot_values"]
-                if not isinstance(slot_values, dict):
-                    raise TypeError("'slot_values' is not an object")
-                values = []
-                for slot, raw in slot_values.items():
-                    kept = _values(raw, tally, dialogue_id, len(out), slot)
-                    if kept is not None:
-                        values.append((slot, kept))
-                spans = frame.get("slots")
-                if spans is not None:
-                    spans = _spans(spans, tally, dialogue_id, len(out))
-                frames.append((service, intent, requested, tuple(values), spans))
-            out.append(tuple(frames))
-        except PredictionError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise PredictionError(f"malformed turn (position {raw_index} in 'turns'): {detail}",
-                                  file=file, dialogue=dialogue_id, turn=len(out)) from None
-    return (dialogue_id, tuple(out))
+class _Extractor:
+    """Parsed prediction dialogues -> compact, ready-to-wrap tuples (marshal-able, so a
+    worker process can do this part).
+
+    Per user turn: ``(frames, flat state items, requested keys, intents, services)``, a
+    frame being ``(service, intent, requested, state index, spans)``; ``states`` holds each
+    distinct ``((slot, values), ...)`` once (cumulative states repeat from turn to turn).
+    """
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.tally = _Tally()
+        self.states: list[tuple] = []
+        self.state_index: dict[tuple, int] = {}
+        self.keys: dict[tuple[str, str], str] = {}
+
+    def key(self, service: str, slot: str) -> str:
+        key = self.keys.get((service, slot))
+        if key is None:
+            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
+        return key
+
+    def dialogue(self, dialogue_id: str, dialogue: Any) -> tuple:
+        """One predicted dialogue -> ``(dialogue_id, (turn, ...))`` (USER turns only)."""
+        file = self.file
+        if not isinstance(dialogue, dict):
+            raise PredictionError("a dialogue is not a JSON object", file=file,
+                                  dialogue=dialogue_id)
+        turns = dialogue.get("turns")
+        if not isinstance(turns, list):
+            raise PredictionError("dialogue without a 'turns' list", file=file,
+                                  dialogue=dialogue_id)
+        out: list[tuple] = []
+        for raw_index, turn in enumerate(turns):
+            try:
+                if turn["speaker"] != "USER":
+                    continue
+                out.append(self._turn(turn, dialogue_id, len(out), raw_index))
+            except PredictionError:
+                raise
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+                raise PredictionError(
+                    f"malformed turn (position {raw_index} in 'turns'): {detail}",
+                    file=file, dialogue=dialogue_id, turn=len(out)) from None
+        return (dialogue_id, tuple(out))
+
+    def _turn(self, turn: dict, dialogue_id: str, index: int, raw_index: int) -> tuple:
+        tally, key = self.tally, self.key
+        frames = []
+        flat: list[tuple[str, str]] = []
+        requested_keys: list[str] = []
+        intents: list[tuple[str, str]] = []
+        for frame in turn["frames"]:
+            if "service" not in frame or "state" not in frame:
+                missing = "service" if "service" not in frame else "state"
+                raise PredictionError(
+                    f"user frame without {missing!r} (position {raw_index} in 'turns')",
+                    file=self.file, dialogue=dialogue_id, turn=index)
+            service, state = frame["service"], frame["state"]
+            if type(service) is not str or not isinstance(state, dict):
+                raise TypeError("'service' must be a string and 'state' an object")
+            intent = state.get("active_intent")
+            if intent is None:
+                tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
+            elif type(intent) is not str:
+                raise TypeError(f"'active_intent' is {intent!r}, not a string")
+            elif intent != "NONE":
+                intents.append((service, intent))
+            requested = state.get("requested_slots")
+            if requested is None:
+                tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
+            else:
+                if type(requested) is not list or not all(type(r) is str for r in requested):
+                    raise TypeError("'requested_slots' is not a list of strings")
+                requested = tuple(requested)
+                requested_keys.extend([key(service, slot) for slot in requested])
+            slot_values = state["slot_values"]
+            if not isinstance(slot_values, dict):
+                raise TypeError("'slot_values' is not an object")
+            values = []
+            for slot, raw in slot_values.items():
+                if type(raw) is list and len(raw) == 1 and type(raw[0]) is str:
+                    values.append((slot, (raw[0],)))  # the common case, inlined
+                    continue
+                kept = _values(raw, tally, dialogue_id, index, slot)
+                if kept is not None:
+                    values.append((slot, kept))
+            values_key = tuple(values)
+            state_id = self.state_index.get(values_key)
+            if state_id is None:
+                state_id = self.state_index[values_key] = len(self.states)
+                self.states.append(values_key)
+            flat.extend([(key(service, slot), variants[0]) for slot, variants in values])
+            spans = frame.get("slots")
+            if spans is not None:
+                spans = _spans(spans, tally, dialogue_id, index)
+            frames.append((service, intent, requested, state_id, spans))
+        return (tuple(frames), tuple(flat), tuple(requested_keys), tuple(intents),
+                tuple([f[0] for f in frames]))
 
 
 def extract_document(data: Any, file: str) -> tuple:
-    """A parsed prediction document -> ``(compact dialogues, tally counts, tally firsts)``."""
-    tally = _Tally()
+    """A parsed prediction document -> ``(file, dialogues, states, tally counts, tally
+    firsts)`` (see :class:`_Extractor`)."""
     if isinstance(data, dict):
         items = list(data.items())
     elif isinstance(data, list):
@@ -202,9 +247,10 @@ def extract_document(data: Any, file: str) -> tuple:
     else:
         raise PredictionError("expected a list of SGD dialogues or {dialogue_id: dialogue}",
                               file=file)
+    extractor = _Extractor(file)
     with gc_paused():
-        dialogues = [_dialogue(str(key), dialogue, tally, file) for key, dialogue in items]
-    return dialogues, tally.counts, tally.first
+        dialogues = [extractor.dialogue(str(key), dialogue) for key, dialogue in items]
+    return file, dialogues, extractor.states, extractor.tally.counts, extractor.tally.first
 
 
 def extract_file(path_str: str) -> tuple:
@@ -235,28 +281,32 @@ def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
     return files, issues
 
 
-def _build_turn(frames: tuple, key_cache: dict) -> PredTurn:
-    pred_frames = []
-    state: dict[str, str] = {}
-    requested: list[str] = []
-    intents: dict[str, str] = {}
-    for service, intent, req, values, spans in frames:
-        for slot, variants in values:
-            key = key_cache.get((service, slot))
-            if key is None:
-                key = key_cache[(service, slot)] = flat_slot_key(service, slot)
-            state[key] = variants[0]
-        if req:
-            requested.extend(flat_slot_key(service, s) for s in req)
-        if intent is not None and intent != "NONE":
-            intents[service] = intent
-        pred_frames.append(PredFrame(
-            service, intent, req, dict(values),
-            None if spans is None else tuple([SlotSpan(*s) for s in spans]),
-        ))
-    return PredTurn(state=state, requested_slots=frozenset(requested),
-                    active_intents=intents, active_domains=tuple(f.service for f in pred_frames),
-                    frames=tuple(pred_frames))
+def _build(extracted: tuple) -> tuple:
+    """One file's :func:`extract_file` result -> ``(file, issues, [(dialogue_id, turns)])``."""
+    file, compact, states, counts, first = extracted
+    with gc_paused():
+        return file, _issues(counts, first, file), _build_dialogues(compact, states)
+
+
+def _build_dialogues(compact: list, states: list) -> list[tuple[str, list[PredTurn]]]:
+    """Wrap one file's compact dialogues (see :class:`_Extractor`) into PredTurns."""
+    mappings = [MappingProxyType(dict(values)) for values in states]
+    out = []
+    for dialogue_id, turns in compact:
+        pred_turns = []
+        for frames, flat, requested, intents, services in turns:
+            pred_turns.append(PredTurn(
+                state=dict(flat),
+                requested_slots=frozenset(requested),
+                active_intents=dict(intents),
+                active_domains=services,
+                frames=tuple([
+                    PredFrame(service, intent, req, mappings[state_id],
+                              None if spans is None else tuple([SlotSpan(*s) for s in spans]))
+                    for service, intent, req, state_id, spans in frames]),
+            ))
+        out.append((dialogue_id, pred_turns))
+    return out
 
 
 def _issues(counts: dict, first: dict, file: str) -> list[Issue]:
@@ -274,30 +324,29 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     if not path.exists():
         raise PredictionError("prediction path does not exist", file=str(path))
     if path.suffix.lower() == ".zip":
-        parts = [(name, extract_document(doc, f"{path}:{name}"))
+        issues: list[Issue] = []
+        built = [_build(extract_document(doc, f"{path}:{name}"))
                  for name, doc in iter_zip_json(path, error=PredictionError)
                  if SIDE_OUTPUT not in name]
-        issues: list[Issue] = []
     else:
         files, issues = _prediction_files(path)
-        results = parallel_map(extract_file, [(str(f),) for f in files],
-                               [f.stat().st_size for f in files])
-        parts = [(str(f), r) for f, r in zip(files, results, strict=True)]
+        # this process parses ~40 % of the bytes and wraps them into PredTurns while the
+        # worker parses the rest; then it wraps the worker's part
+        built = parallel_map(extract_file, [(str(f),) for f in files],
+                             [f.stat().st_size for f in files], then=_build, share=0.4)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}
-    key_cache: dict = {}
-    with gc_paused():
-        for file, (compact, counts, first) in parts:
-            issues.extend(_issues(counts, first, file))
-            for dialogue_id, turns in compact:
-                if dialogue_id in dialogues:
-                    issues.append(Issue(
-                        "duplicate_dialogue",
-                        f"dialogue also predicted in {origin[dialogue_id]}; the later one is "
-                        "used (as the official scorer does)", file=file, dialogue=dialogue_id,
-                        severity="error"))
-                origin[dialogue_id] = file
-                dialogues[dialogue_id] = [_build_turn(frames, key_cache) for frames in turns]
+    for file, file_issues, file_dialogues in built:
+        issues.extend(file_issues)
+        for dialogue_id, turns in file_dialogues:
+            if dialogue_id in dialogues:
+                issues.append(Issue(
+                    "duplicate_dialogue",
+                    f"dialogue also predicted in {origin[dialogue_id]}; the later one is "
+                    "used (as the official scorer does)", file=file, dialogue=dialogue_id,
+                    severity="error"))
+            origin[dialogue_id] = file
+            dialogues[dialogue_id] = turns
     if not dialogues:
         raise PredictionError("no dialogues in the predictions", file=str(path))
     return PredictionSet(source=str(path), format=FORMAT, dialogues=dialogues, issues=issues)

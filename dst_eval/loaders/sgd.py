@@ -29,12 +29,14 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from .. import errors
 from ..errors import DstEvalError, GoldDataError, UsageError
 from ..gold import (
     GoldDialogue,
@@ -379,36 +381,50 @@ def _read_schema(path: Path) -> tuple:
 
 
 def _worker_count() -> int:
+    """2 (this process + one forked worker) unless ``DST_EVAL_WORKERS=1``, a single CPU, no
+    ``fork`` or other threads running (forking a threaded process can deadlock the child)."""
     try:
         wanted = int(os.environ.get("DST_EVAL_WORKERS", "2"))
     except ValueError:
         wanted = 2
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        return 1
     return max(1, min(wanted, os.cpu_count() or 1))
 
 
-def _run(func: Callable, jobs: Sequence[tuple]) -> list:
-    return [func(*job) for job in jobs]
+def _identity(result: Any) -> Any:
+    return result
 
 
-def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) -> list:
-    """``[func(*job) for job in jobs]``, half of the jobs in one forked worker.
-
-    Results travel back marshalled through a pipe, so ``func`` must return marshal-able
-    data (tuples, lists, dicts, str, int, None). A :class:`DstEvalError` raised in the
-    worker is re-raised here; any other worker failure falls back to doing its jobs here.
-    """
-    if (len(jobs) < 2 or _worker_count() < 2 or not hasattr(os, "fork")
-            or sum(sizes) < PARALLEL_MIN_BYTES):
-        return _run(func, jobs)
-    # Greedy balance by size: the worker takes every job assigned to it.
-    order = sorted(range(len(jobs)), key=lambda i: -sizes[i])
+def _split_jobs(sizes: Sequence[int], share: float) -> tuple[list[int], list[int]]:
+    """Job indices for this process (about ``share`` of the bytes) and for the worker."""
+    total = sum(sizes)
+    targets = (share * total, (1.0 - share) * total)
     load = [0, 0]
-    mine: list[int] = []
-    theirs: list[int] = []
-    for i in order:
-        side = 0 if load[0] <= load[1] else 1
+    sides: tuple[list[int], list[int]] = ([], [])
+    for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+        side = 0 if targets[0] - load[0] >= targets[1] - load[1] else 1
         load[side] += sizes[i]
-        (mine if side == 0 else theirs).append(i)
+        sides[side].append(i)
+    return sides
+
+
+def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int], *,
+                 then: Callable = _identity, share: float = 0.5) -> list:
+    """``[then(func(*job)) for job in jobs]``, with part of the ``func`` calls in a worker.
+
+    One forked worker runs ``func`` on jobs worth about ``1 - share`` of the ``sizes``
+    while this process runs the rest and applies ``then`` to its own results at once (so
+    with ``share < 0.5`` it builds objects while the worker still parses). The worker's
+    results come back marshalled through a pipe, so ``func`` must return marshal-able data
+    (tuples, lists, dicts, str, int, float, None). A :class:`DstEvalError` raised in the
+    worker is re-raised here; any other worker failure falls back to doing its jobs here.
+    Serial when there is one job, less than :data:`PARALLEL_MIN_BYTES` of input, or no
+    worker is allowed (:func:`_worker_count`).
+    """
+    if len(jobs) < 2 or sum(sizes) < PARALLEL_MIN_BYTES or _worker_count() < 2:
+        return [then(func(*job)) for job in jobs]
+    mine, theirs = _split_jobs(sizes, share)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # worker
@@ -430,9 +446,9 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) ->
     os.close(write_fd)
     results: dict[int, Any] = {}
     try:
-        for i in mine:
-            results[i] = func(*jobs[i])
-    finally:
+        for i in sorted(mine):
+            results[i] = then(func(*jobs[i]))
+    finally:  # always reap the worker, even when a job of ours failed
         with os.fdopen(read_fd, "rb") as fh:
             data = fh.read()
         _, wait_status = os.waitpid(pid, 0)
@@ -444,16 +460,14 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) ->
             payload = None
     if payload is None:
         for i in theirs:
-            results[i] = func(*jobs[i])
+            results[i] = then(func(*jobs[i]))
     elif payload[0] == "error":
         name, message, file, dialogue, turn = payload[1]
-        from .. import errors
-
-        raise getattr(errors, name, DstEvalError)(message, file=file, dialogue=dialogue,
-                                                  turn=turn)
+        error_class = getattr(errors, name, DstEvalError)
+        raise error_class(message, file=file, dialogue=dialogue, turn=turn)
     else:
         for i, result in zip(theirs, payload[1], strict=True):
-            results[i] = result
+            results[i] = then(result)
     return [results[i] for i in range(len(jobs))]
 
 

@@ -34,11 +34,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from ..errors import GoldDataError
+from ..jsonio import read_json
 
 _CATEGORY_NAMES: Mapping[str, tuple[str, ...]] = {
     "ADDRESS": ("address", "value_address", "attraction_address", "hospital_address",
@@ -145,8 +147,13 @@ def normalize_response(text: str) -> tuple[str, tuple[str, ...]]:
     """
     unknown: list[str] = []
     text = PLACEHOLDER.sub(lambda m: _category(m, unknown), text.lower())
-    text = text.replace("-s", "").replace("-ly", "")
-    return _MOSES_DETOKENIZER.detokenize(_MOSES_TOKENIZER.tokenize(text)), tuple(unknown)
+    return _moses_round_trip(text.replace("-s", "").replace("-ly", "")), tuple(unknown)
+
+
+@lru_cache(maxsize=1 << 17)
+def _moses_round_trip(text: str) -> str:
+    """Moses tokenisation then detokenisation (cached: different raw texts often meet here)."""
+    return _MOSES_DETOKENIZER.detokenize(_MOSES_TOKENIZER.tokenize(text))
 
 
 def _spans(spans: Any, *, file: str | None, dialogue: str, turn: int) -> list[tuple]:
@@ -241,4 +248,26 @@ def references_from_mwz22(dialogues: Sequence[Mapping[str, Any]],
             spans = _spans(act.get("span_info", []), file=file, dialogue=raw_id, turn=index)
             turns.append(normalize_response(delexicalize_char_spans(turn["utterance"], spans))[0])
         references[raw_id.split(".")[0].lower()] = turns
+    return references
+
+
+def load_mwz22_references(split_dir: str | Path,
+                          dialog_acts: str | Path | None = None) -> dict[str, list[str]]:
+    """mwzeval's references from a MultiWOZ 2.2 split folder (``dialogues_*.json``) and
+    ``dialog_acts.json`` (default: in the folder's parent, the 2.2 repository layout)."""
+    split_dir = Path(split_dir)
+    acts_path = Path(dialog_acts or split_dir.parent / "dialog_acts.json")
+    files = sorted(split_dir.glob("dialogues_*.json"))
+    if not files:
+        raise GoldDataError("no dialogues_*.json files", file=str(split_dir))
+    acts = read_json(acts_path, error=GoldDataError)
+    if not isinstance(acts, dict):
+        raise GoldDataError("expected an object {dialogue id: {turn id: acts}}",
+                            file=str(acts_path))
+    references: dict[str, list[str]] = {}
+    for path in files:
+        dialogues = read_json(path, error=GoldDataError)
+        if not isinstance(dialogues, list):
+            raise GoldDataError("expected a list of dialogues", file=str(path))
+        references.update(references_from_mwz22(dialogues, acts, file=str(path)))
     return references

@@ -27,6 +27,12 @@ in metadata order, the ``semi`` slots then the ``book`` slots (``book`` + key:
 ``not mentioned`` and dontcare (mwzeval drops dontcare from 2.2 gold states), values
 normalised; empty domains omitted.
 
+**Gold states from MultiWOZ 2.2** (:func:`gold_states_from_mwz22`, what mwzeval itself
+uses): for the system turn at position ``2i + 1``, the frames of the user turn before it;
+per frame (service order) its ``state.slot_values``, a slot dropped when ``dontcare`` is
+among its values, else its first value, named by the part after the first ``-``
+(``bookday``); empty domains dropped; keys and values normalised as above.
+
 Dialogue ids are matching keys (:func:`dst_eval.gold.dialogue_key`: lower-case, no
 ``.json``). Malformed data raise :class:`GoldDataError` naming file, dialogue and turn.
 """
@@ -197,5 +203,34 @@ def gold_states(dialogue: Mapping[str, Any], *, file: str | None = None,
                 slots[key] = normalize_value(key, value)
             if slots:
                 state[domain] = slots
+        states.append(state)
+    return states
+
+
+def gold_states_from_mwz22(dialogue: Mapping[str, Any], *,
+                           file: str | None = None) -> list[dict[str, dict[str, str]]]:
+    """Per system turn, mwzeval's gold state from a MultiWOZ 2.2 dialogue (module docstring)."""
+    raw_id = str(dialogue.get("dialogue_id", "?"))
+    turns = dialogue.get("turns")
+    if not isinstance(turns, list):
+        raise GoldDataError("expected a 2.2 dialogue with a 'turns' list", file=file,
+                            dialogue=raw_id)
+    states: list[dict[str, dict[str, str]]] = []
+    for position in range(1, len(turns), 2):
+        user = turns[position - 1]
+        frames = user.get("frames") if isinstance(user, dict) else None
+        if not isinstance(frames, list):
+            raise GoldDataError("user turn without a 'frames' list", file=file,
+                                dialogue=raw_id, turn=position // 2)
+        state: dict[str, dict[str, str]] = {}
+        for frame in frames:
+            slots = {}
+            for name, values in frame["state"]["slot_values"].items():
+                if "dontcare" in values:
+                    continue
+                key = normalize_slot_name(name.split("-", 1)[1])
+                slots[key] = normalize_value(key, values[0])
+            if slots:
+                state[frame["service"]] = slots
         states.append(state)
     return states

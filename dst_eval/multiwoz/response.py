@@ -43,21 +43,41 @@ inform_success`), BLEU = sacrebleu corpus BLEU (13a, exp smoothing) of the norma
 responses against the references, richness (:mod:`metrics.richness`) of the normalised
 responses, ``combined = 0.5 · (inform + success) + bleu``.
 
-Result
-------
-``{"setting", "state_source", "domain_source", "inform", "success", "bleu", "combined"``
-(unrounded), ``"inform_by_domain", "success_by_domain", "richness", "counts",
-"problems"`` (``{kind: {"count", "examples"}}``), ``"per_dialogue"`` (``[{"dialogue_id",
-"inform", "success"}]`` for the bootstrap), ``"bleu_stats"`` (per-turn
-:class:`~dst_eval.metrics.bleu.BleuStats`), ``"official"`` (mwzeval's own output:
-``{"bleu": {"mwz22": ...}, "success": {"inform": {"total": ..., "<domain>": ...},
-"success": {...}}, "richness": {...}}`` with rates ``round(·, 1)``)``}``.
+Result (a dict)
+---------------
+* ``setting`` (``end-to-end`` / ``policy-optimisation``), ``state_source`` (``predicted`` /
+  ``gold``), ``domain_source`` (``predicted`` / ``estimated`` / ``mixed``);
+* ``inform``, ``success``, ``bleu``, ``combined`` (percent, unrounded),
+  ``inform_by_domain``, ``success_by_domain``, ``richness``;
+* ``counts`` (dialogues/turns in the gold, predicted, scored, padded; turns whose domains
+  were estimated), ``problems`` (``{kind: {"count": n, "examples": [...]}}``);
+* ``per_dialogue`` (``[{"dialogue_id", "inform", "success", "scored"}]``), ``bleu_stats``
+  (per-turn :class:`~dst_eval.metrics.bleu.BleuStats`) and ``bleu_dialogue_index`` (the
+  ``per_dialogue`` row of each BLEU row; ``bleu_stats.group_sum(index)`` gives per-dialogue
+  statistics for a dialogue-level bootstrap), ``gold_sources``;
+* ``official``: mwzeval's own output, ``{"bleu": {"mwz22": ...}, "success": {"inform":
+  {"total": ..., "<domain>": ...}, "success": {...}}, "richness": {...}}``, rates
+  ``round(100·k/n, 1)``.
+
+Fidelity (``tests/test_mwz_response.py``): on the 15 systems of mwzeval's repository, with
+``compat=True, missing="skip"`` and gold derived from the 2.1 test data, every number equals
+mwzeval 7f19ee0's output on the same inputs (BLEU to 1e-9, per-domain Inform/Success,
+richness); Inform/Success equal the published leaderboard for the 8 systems marked exact;
+SOLOIST and DoTS deviate from the leaderboard in mwzeval itself (81.7/67.1, 80.5/70.5); the
+policy systems (gold states) are within 0.2 because the real 2.2 states are not available;
+BLEU is lower than published (2.1 spans instead of 2.2 references).
+
+Gold responses fed back (the 2.1 system turns delexicalised by their spans) score BLEU 100
+and Inform 92.5 / Success 88.8 on the 2.1 test set -- the ceiling of these metrics with
+2.1 spans and states (mwzeval's 2.2 data: 93.7 / 90.9).
 """
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -127,19 +147,39 @@ class ResponseGold:
         return self._goal_domains[key]
 
 
-def _turn_lists(path: str | Path, keys: Mapping[str, int], what: str) -> dict[str, list]:
-    data = read_json(path, error=GoldDataError)
-    if not isinstance(data, dict):
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: scoring builds many acyclic objects (n-gram
+    counters, cached texts) and repeated full collections over them cost ~20 % of the time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _source_name(source: str | Path | Mapping) -> str:
+    return "<mapping given by the caller>" if isinstance(source, Mapping) else str(source)
+
+
+def _turn_lists(source: str | Path | Mapping, keys: Mapping[str, int],
+                what: str) -> dict[str, list]:
+    """Per-dialogue lists from an mwzeval-format file or mapping, checked against the gold."""
+    path = _source_name(source)
+    data = source if isinstance(source, Mapping) else read_json(source, error=GoldDataError)
+    if not isinstance(data, dict | Mapping):
         raise GoldDataError(f"expected an mwzeval {what} file {{dialogue id: [...]}}",
-                            file=str(path))
+                            file=path)
     out = {dialogue_key(k): v for k, v in data.items()}
     for key, n_turns in keys.items():
         turns = out.get(key)
         if not isinstance(turns, list):
-            raise GoldDataError(f"no {what} for this dialogue", file=str(path), dialogue=key)
+            raise GoldDataError(f"no {what} for this dialogue", file=path, dialogue=key)
         if len(turns) != n_turns:
             raise GoldDataError(f"{len(turns)} {what} for {n_turns} system turns",
-                                file=str(path), dialogue=key)
+                                file=path, dialogue=key)
     return {key: out[key] for key in keys}
 
 
@@ -148,10 +188,27 @@ def load_response_gold(
     db_dir: str | Path,
     *,
     ids: Iterable[str] | None = None,
-    references: str | Path | None = None,
-    gold_states: str | Path | None = None,
+    references: str | Path | Mapping[str, Sequence[str]] | None = None,
+    gold_states: str | Path | Mapping[str, Sequence[Mapping]] | None = None,
 ) -> ResponseGold:
-    """Build :class:`ResponseGold` from MultiWOZ 2.1 data (see the module docstring)."""
+    """Build :class:`ResponseGold` from MultiWOZ 2.1 data (see the module docstring).
+
+    ``references`` / ``gold_states``: a file in mwzeval's format, or an already built mapping
+    (e.g. :func:`.delex.load_mwz22_references`, :func:`.goals.gold_states_from_mwz22`).
+    """
+    with _gc_paused():
+        return _load_response_gold(data, db_dir, ids=ids, references=references,
+                                   gold_states=gold_states)
+
+
+def _load_response_gold(
+    data: str | Path,
+    db_dir: str | Path,
+    *,
+    ids: Iterable[str] | None,
+    references: str | Path | Mapping[str, Sequence[str]] | None,
+    gold_states: str | Path | Mapping[str, Sequence[Mapping]] | None,
+) -> ResponseGold:
     dialogues = load_multiwoz21(data, ids=ids)
     file = str(data)
     goals = {k: derive_goal(d["goal"], file=file, dialogue=k) for k, d in dialogues.items()}
@@ -165,9 +222,9 @@ def load_response_gold(
         refs = _turn_lists(references, n_turns, "references")
         for key, turns in refs.items():
             if not all(isinstance(t, str) for t in turns):
-                raise GoldDataError("references must be strings", file=str(references),
-                                    dialogue=key)
-        sources["references"] = str(references)
+                raise GoldDataError("references must be strings",
+                                    file=_source_name(references), dialogue=key)
+        sources["references"] = _source_name(references)
     if gold_states is None:
         states = {k: gold_states_from_metadata(d, file=file, dialogue_id=k)
                   for k, d in dialogues.items()}
@@ -176,8 +233,9 @@ def load_response_gold(
         states = _turn_lists(gold_states, n_turns, "gold states")
         for key, turns in states.items():
             for index, state in enumerate(turns):
-                _check_gold_state(state, file=str(gold_states), dialogue=key, turn=index)
-        sources["gold_states"] = str(gold_states)
+                _check_gold_state(state, file=_source_name(gold_states), dialogue=key,
+                                  turn=index)
+        sources["gold_states"] = _source_name(gold_states)
     for turns in refs.values():  # count reference n-grams once, for every system scored
         for text in turns:
             _ngram_counts(text)
@@ -399,126 +457,169 @@ def score_responses(
     file: str | None = None,
 ) -> dict[str, Any]:
     """Score delexicalised responses (see the module docstring for inputs and output)."""
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"unknown missing policy {missing!r}; known: wrong, skip")
-    if not isinstance(predictions, Mapping):
-        raise PredictionError("predictions must be a JSON object {dialogue_id: [turns]}",
-                              file=file)
-    problems = _Problems()
-    matched = _match_ids(gold, predictions, file=file, problems=problems)
+    with _gc_paused():
+        return _score_responses(gold, predictions, compat=compat, missing=missing, file=file)
+
+
+@dataclass
+class _Run:
+    """What one scoring pass collects."""
+
+    problems: _Problems
+    outcomes: list[DialogueOutcome] = field(default_factory=list)
+    per_dialogue: list[dict[str, Any]] = field(default_factory=list)
+    hyps: list[str] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)
+    bleu_dialogue: list[int] = field(default_factory=list)
+    n_given: int = 0
+    n_estimated: int = 0
+    n_padded: int = 0
+
+    def add(self, key: str, outcome: DialogueOutcome, hyps: Sequence[str],
+            refs: Sequence[str], *, scored: bool) -> None:
+        self.bleu_dialogue.extend([len(self.outcomes)] * len(hyps))
+        self.outcomes.append(outcome)
+        self.per_dialogue.append({"dialogue_id": key, "inform": outcome.inform_total,
+                                  "success": outcome.success_total, "scored": scored})
+        self.hyps.extend(hyps)
+        self.refs.extend(refs)
+
+
+def _read_predictions(gold: ResponseGold, predictions: Mapping[str, Any], *,
+                      file: str | None, problems: _Problems) -> tuple[dict, bool, bool, bool]:
+    """Read turns of the known dialogues; whether every turn has state / active_domains,
+    and whether any turn has a state."""
     read: dict[str, list[_Turn]] = {}
     every_state = every_active = True
     any_state = False
-    for key, turns in matched.items():
+    for key, turns in _match_ids(gold, predictions, file=file, problems=problems).items():
         read[key], all_states, all_active = _read_dialogue(
             key, turns, gold.n_turns(key), file=file, problems=problems)
         every_state &= all_states
         every_active &= all_active
         any_state |= any(t.state is not None for t in read[key])
+    return read, every_state, every_active, any_state
 
-    use_gold_states = not every_state if compat else not any_state
+
+def _score_dialogue(gold: ResponseGold, key: str, turns: list[_Turn], run: _Run, *,
+                    n_read: int, gold_states: bool, estimate_all: bool) -> None:
+    """Inform/Success of one predicted dialogue; its BLEU pairs."""
+    if gold_states:
+        states = list(gold.states[key][:len(turns)])
+    else:
+        for index, t in enumerate(turns[:n_read]):
+            if t.state is None:
+                run.problems.add("missing_state", _where(key, index),
+                                 "scored with an empty state")
+        states = [t.state if t.state is not None else {} for t in turns]
+    estimates = None
+    active: list[list[str]] = []
+    for index, t in enumerate(turns):
+        if t.active is not None and not estimate_all:
+            active.append(t.active)
+            run.n_given += 1
+            continue
+        if estimates is None:
+            estimates = estimate_active_domains(states)
+        active.append(estimates[index])
+        run.n_estimated += 1
+    responses = [t.response for t in turns]
+    outcome = dialogue_inform_success(gold.goal_domains(key), responses, states, active,
+                                      gold.booked[key], query=gold.database.query_set)
+    run.add(key, outcome, responses, gold.references[key][:len(turns)], scored=True)
+
+
+def _score_responses(
+    gold: ResponseGold,
+    predictions: Mapping[str, Any],
+    *,
+    compat: bool,
+    missing: str,
+    file: str | None,
+) -> dict[str, Any]:
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"unknown missing policy {missing!r}; known: wrong, skip")
+    if not isinstance(predictions, Mapping):
+        raise PredictionError("predictions must be a JSON object {dialogue_id: [turns]}",
+                              file=file)
+    run = _Run(_Problems())
+    read, every_state, every_active, any_state = _read_predictions(
+        gold, predictions, file=file, problems=run.problems)
+    gold_states = not every_state if compat else not any_state
     estimate_all = compat and not every_active
     absent = [k for k in gold.dialogue_ids if k not in read]
     if absent:
-        problems.add("missing_dialogues", f"{len(absent)} of {len(gold.dialogue_ids)} dialogues",
-                     "e.g. " + ", ".join(absent[:3]), count=len(absent))
+        run.problems.add("missing_dialogues",
+                         f"{len(absent)} of {len(gold.dialogue_ids)} dialogues",
+                         "e.g. " + ", ".join(absent[:3]), count=len(absent))
 
-    outcomes: list[DialogueOutcome] = []
-    per_dialogue: list[dict[str, Any]] = []
-    hyps: list[str] = []
-    refs: list[str] = []
-    n_estimated = n_given = n_padded = 0
     for key in gold.dialogue_ids:
         turns = read.get(key)
-        goal = gold.goal_domains(key)
-        if turns is None and missing == "skip":
-            continue
+        n_gold = gold.n_turns(key)
         if turns is None:
-            outcome = DialogueOutcome.failed(goal)
-            outcomes.append(outcome)
-            per_dialogue.append({"dialogue_id": key, "inform": False, "success": False,
-                                 "scored": False})
-            n_padded += gold.n_turns(key)
-            hyps.extend([""] * gold.n_turns(key))
-            refs.extend(gold.references[key])
+            if missing == "wrong":
+                run.n_padded += n_gold
+                run.add(key, DialogueOutcome.failed(gold.goal_domains(key)), [""] * n_gold,
+                        gold.references[key], scored=False)
             continue
-        if missing == "wrong" and len(turns) < gold.n_turns(key):
-            n_padded += gold.n_turns(key) - len(turns)
-            turns = turns + [_Turn("", None, None)
-                             for _ in range(gold.n_turns(key) - len(turns))]
-        responses = [t.response for t in turns]
-        if use_gold_states:
-            states = list(gold.states[key][:len(turns)])
-        else:
-            for index, t in enumerate(turns):
-                if t.state is None and index < len(read[key]):
-                    problems.add("missing_state", _where(key, index), "scored with an empty state")
-            states = [t.state if t.state is not None else {} for t in turns]
-        estimates = None
-        active: list[list[str]] = []
-        for index, t in enumerate(turns):
-            if t.active is not None and not estimate_all:
-                active.append(t.active)
-                n_given += 1
-                continue
-            if estimates is None:
-                estimates = estimate_active_domains(states)
-            active.append(estimates[index])
-            n_estimated += 1
-        outcome = dialogue_inform_success(goal, responses, states, active, gold.booked[key],
-                                          query=gold.database.query_set)
-        outcomes.append(outcome)
-        per_dialogue.append({"dialogue_id": key, "inform": outcome.inform_total,
-                             "success": outcome.success_total, "scored": True})
-        hyps.extend(responses)
-        refs.extend(gold.references[key][:len(turns)])
-
-    if not outcomes:
+        n_read = len(turns)
+        if missing == "wrong" and n_read < n_gold:
+            run.n_padded += n_gold - n_read
+            turns = turns + [_Turn("", None, None) for _ in range(n_gold - n_read)]
+        _score_dialogue(gold, key, turns, run, n_read=n_read, gold_states=gold_states,
+                        estimate_all=estimate_all)
+    if not run.outcomes:
         raise PredictionError("no prediction matches a gold dialogue", file=file)
-    rates = inform_success_rates(outcomes)
-    stats = bleu_statistics(hyps, refs)
-    bleu = _corpus_bleu(stats)
+    if not compat and run.n_estimated and run.n_given:
+        run.problems.add("missing_active_domains", f"{run.n_estimated} turns",
+                         "estimated from states", count=run.n_estimated)
     # richness in input order, as mwzeval (MSTTR windows run over the concatenation)
     given = [t.response for turns in read.values() for t in turns]
+    return _result(gold, run, given, gold_states=gold_states, n_read=len(read))
+
+
+def _result(gold: ResponseGold, run: _Run, given: list[str], *, gold_states: bool,
+            n_read: int) -> dict[str, Any]:
+    rates = inform_success_rates(run.outcomes)
+    stats = bleu_statistics(run.hyps, run.refs)
+    bleu = _corpus_bleu(stats)
     rich = richness([_lexdiv_tokens(r) for r in given]) if given else None
     inform, success = rates.inform(), rates.success()
-    domain_source = ("estimated" if n_given == 0 else "predicted" if n_estimated == 0
-                     else "mixed")
-    if not compat and n_estimated > 0 and n_given:
-        problems.add("missing_active_domains", f"{n_estimated} turns", "estimated from states",
-                     count=n_estimated)
+    inform_rates, success_rates = rates.inform_rates(), rates.success_rates()
     official = {
         "bleu": {"mwz22": bleu},
         "success": {
-            "inform": {k: round(v, 1) for k, v in rates.inform_rates().items()},
-            "success": {k: round(v, 1) for k, v in rates.success_rates().items()},
+            "inform": {k: round(v, 1) for k, v in inform_rates.items()},
+            "success": {k: round(v, 1) for k, v in success_rates.items()},
         },
         "richness": rich,
     }
     return {
-        "setting": "policy-optimisation" if use_gold_states else "end-to-end",
-        "state_source": "gold" if use_gold_states else "predicted",
-        "domain_source": domain_source,
+        "setting": "policy-optimisation" if gold_states else "end-to-end",
+        "state_source": "gold" if gold_states else "predicted",
+        "domain_source": ("estimated" if run.n_given == 0
+                          else "predicted" if run.n_estimated == 0 else "mixed"),
         "inform": inform,
         "success": success,
         "bleu": bleu,
         "combined": 0.5 * (inform + success) + bleu,
-        "inform_by_domain": {k: v for k, v in rates.inform_rates().items() if k != "total"},
-        "success_by_domain": {k: v for k, v in rates.success_rates().items() if k != "total"},
+        "inform_by_domain": {k: v for k, v in inform_rates.items() if k != "total"},
+        "success_by_domain": {k: v for k, v in success_rates.items() if k != "total"},
         "richness": rich,
         "counts": {
             "dialogues_gold": len(gold.dialogue_ids),
-            "dialogues_predicted": len(read),
-            "dialogues_scored": len(outcomes),
+            "dialogues_predicted": n_read,
+            "dialogues_scored": len(run.outcomes),
             "turns_gold": sum(gold.n_turns(k) for k in gold.dialogue_ids),
             "turns_predicted": len(given),
-            "turns_scored": len(hyps),
-            "turns_padded": n_padded,
-            "turns_domains_estimated": n_estimated,
+            "turns_scored": len(run.hyps),
+            "turns_padded": run.n_padded,
+            "turns_domains_estimated": run.n_estimated,
         },
-        "problems": problems.as_dict(),
-        "per_dialogue": per_dialogue,
+        "problems": run.problems.as_dict(),
+        "per_dialogue": run.per_dialogue,
         "bleu_stats": stats,
+        "bleu_dialogue_index": np.asarray(run.bleu_dialogue, dtype=np.intp),
         "gold_sources": dict(gold.sources),
         "official": official,
     }

@@ -295,7 +295,7 @@ def _aggregate(values: np.ndarray, refs: list, turn_of_frame: np.ndarray,
 def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
               scored_turns: list[tuple[GoldTurn, bool]]) -> dict[str, Any]:
     n_turns = len(scored_turns)
-    joint = np.ones(n_turns)
+    joint = np.full(n_turns, np.nan)  # stays NaN for a turn without any scored frame
     jga = values[:, METRICS.index("joint_goal_accuracy")]
     keys, products = turn_products(jga, np.arange(len(jga)), np.zeros(len(jga), dtype=np.int64),
                                    turn_of_frame, 1)

@@ -37,6 +37,10 @@ class ResponseResources:
     """Database directory (MultiWOZ ``db/``, RiSAWOZ ``RiSAWOZ-Database-and-Ontology``)."""
     references: Path | None = None
     """A references file overriding the gold responses (mwzeval format for MultiWOZ)."""
+    goals: Path | None = None
+    """MultiWOZ 2.1 ``data.json`` (or zip) giving goals when the gold is MultiWOZ 2.2."""
+    gold_states: Path | None = None
+    """mwzeval-format gold states for the policy-optimisation setting (MultiWOZ)."""
     gold_path: Path | None = None
     """The gold path the user gave (for locating resources next to it)."""
 
@@ -54,6 +58,10 @@ class ResponseResult:
     table: Any = None
     """Per-segment/per-dialogue TurnTable for bootstrap (optional)."""
     metric_objects: list[Any] = field(default_factory=list)
+    """The Metric objects computed from ``table``."""
+    tables: list[tuple[Any, list[Any]]] = field(default_factory=list)
+    """Further ``(TurnTable, [Metric])`` pairs (e.g. per-dialogue inform/success and
+    per-segment BLEU statistics), each resampled by dialogue."""
 
 
 def has_responses(alignment: Alignment) -> bool:

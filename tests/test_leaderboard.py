@@ -1,0 +1,445 @@
+"""``dst-eval leaderboard``: config, untrusted submissions, cache, ranking, statistics, outputs.
+
+Small cases run on the repo's gold_samples/multiwoz22 (4 dialogues); the acceptance test
+builds the board of the 15 mwzeval submissions plus broken ones on the MultiWOZ 2.1 test
+gold (``shared_dir``), once per module.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import orjson
+import pytest
+from dst_eval.metrics.resampling import resample_indices
+from helpers import oracle_predictions
+
+from dst_eval import evaluate, leaderboard
+from dst_eval.cli import main
+from dst_eval.errors import UsageError
+from dst_eval.leaderboard_cli import run_leaderboard
+from dst_eval.loaders import load_gold
+from dst_eval.significance import compare_reports
+
+JGA = "joint_goal_accuracy"
+OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
+
+
+def run_counting(*argv: object) -> tuple[int, list[str]]:
+    """Run the command; also return the file names evaluate() was called on, in order."""
+    calls: list[str] = []
+    real = leaderboard.evaluate
+
+    def counting(predictions, **kwargs):
+        calls.append(Path(predictions.source).name)
+        return real(predictions, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(leaderboard, "evaluate", counting)
+        code = run_leaderboard([str(a) for a in argv])
+    return code, calls
+
+
+def write_config(path: Path, *, gold: Path, sources: list[dict], corpus: str,
+                 metrics: tuple[str, ...] = (JGA, "slot_f1"), rank_by: str = JGA,
+                 bootstrap: int = 1000, seed: int = 12345, extra: str = "") -> Path:
+    lines = ["[leaderboard]", 'title = "Test | board"', f"corpus = {json.dumps(corpus)}",
+             f"gold = {json.dumps(str(gold))}", f"metrics = {json.dumps(list(metrics))}",
+             f"rank_by = {json.dumps(rank_by)}", f"bootstrap = {bootstrap}", f"seed = {seed}",
+             extra]
+    for source in sources:
+        lines += ["[[submissions]]"] + [f"{k} = {json.dumps(v)}" for k, v in source.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_outputs(directory: Path) -> dict[str, bytes]:
+    return {name: (directory / name).read_bytes() for name in OUTPUTS}
+
+
+def without_state(predictions: dict, dialogues: int) -> dict:
+    """The predictions with every state of the first ``dialogues`` dialogues emptied."""
+    worse = copy.deepcopy(predictions)
+    for turns in list(worse.values())[:dialogues]:
+        for turn in turns:
+            turn["state"] = {}
+    return worse
+
+
+# ---- a small board on gold_samples ------------------------------------------------------
+@pytest.fixture
+def small(gold_samples: Path, tmp_path: Path) -> SimpleNamespace:
+    gold_dir = gold_samples / "multiwoz22"
+    gold = load_gold(gold_dir)
+    sample = orjson.loads((gold_dir / "predictions.json").read_bytes())
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    files = {
+        "oracle.json": {"metadata": {"name": "Oracle", "authors": ["A. Author", "B. Author"],
+                                     "paper": "https://example.org/oracle",
+                                     "model_size": "60M"},
+                        "predictions": oracle_predictions(gold)},
+        "sample.json": sample,
+        "worse.json": without_state(sample, 2),
+    }
+    for name, content in files.items():
+        (subs / name).write_bytes(orjson.dumps(content))
+    config = write_config(tmp_path / "board.toml", gold=gold_dir, corpus="multiwoz22",
+                          bootstrap=200, seed=7,
+                          sources=[{"dir": str(subs), "glob": ["*.json", "*.toml"]}])
+    return SimpleNamespace(root=tmp_path, subs=subs, config=config, gold=gold, files=files,
+                           out=tmp_path / "out", gold_dir=gold_dir)
+
+
+def build(small: SimpleNamespace) -> tuple[int, dict, str, str]:
+    code = run_leaderboard([str(small.config), "--output-dir", str(small.out)])
+    data = json.loads((small.out / "leaderboard.json").read_text(encoding="utf-8"))
+    return (code, data, (small.out / "leaderboard.md").read_text(encoding="utf-8"),
+            (small.out / "leaderboard.html").read_text(encoding="utf-8"))
+
+
+def brute_force_rank_intervals(reports: list, n: int, seed: int) -> list[tuple[int, int]]:
+    """Rank intervals by explicit loops over the resampled dialogues of the turn tables."""
+    per_dialogue = []
+    for report in reports:
+        turns = report.per_turn
+        totals: dict[str, list[float]] = {}
+        for dialogue, hit in zip(turns["dialogue_id"], turns["jga"], strict=True):
+            totals.setdefault(dialogue, [0.0, 0.0])
+            totals[dialogue][0] += float(hit)
+            totals[dialogue][1] += 1.0
+        per_dialogue.append(list(totals.values()))
+    indices = resample_indices(len(per_dialogue[0]), n, seed=seed)
+    ranks: list[list[int]] = [[] for _ in reports]
+    for draw in indices:
+        scores = [sum(d[i][0] for i in draw) / sum(d[i][1] for i in draw) for d in per_dialogue]
+        for k, score in enumerate(scores):
+            ranks[k].append(1 + sum(other > score for other in scores))
+    low = n // 40
+    return [(sorted(r)[low], sorted(r)[n - low - 1]) for r in ranks]
+
+
+def test_small_board_numbers_match_a_direct_computation(small):
+    code, data, _, _ = build(small)
+    assert code == 0 and not data["invalid"]
+    names = [row["name"] for row in data["rows"]]
+    assert names == ["Oracle", "sample", "worse"]
+    reports = [evaluate(small.subs / f, gold=small.gold, bootstrap=200, seed=7)
+               for f in ("oracle.json", "sample.json", "worse.json")]
+    assert reports[0].scores[JGA] == 1.0
+    for row, report in zip(data["rows"], reports, strict=True):
+        assert row["scores"] == {m: report.scores[m] for m in (JGA, "slot_f1")}
+        for metric in (JGA, "slot_f1"):
+            expected = report.extra["confidence_intervals"][metric]
+            for key in ("ci_low", "ci_high", "mean", "half_width"):
+                assert row["ci"][metric][key] == pytest.approx(expected[key], rel=1e-12)
+    assert [row["rank"] for row in data["rows"]] == [1, 2, 3]
+    for row, report in zip(data["rows"][1:], reports[1:], strict=True):
+        tested = compare_reports([reports[0], report], n=200, seed=7)
+        p = tested["systems"][1]["scores"][JGA]["p_bs"]
+        assert row["p_vs_leader"] == pytest.approx(p, rel=1e-12)
+        assert row["tied_with_leader"] is (p >= 0.05)
+    expected_spans = brute_force_rank_intervals(reports, 200, 7)
+    assert [tuple(row["rank_interval"]) for row in data["rows"]] == expected_spans
+    assert data["signature"] == reports[0].signature.format()  # bs:200|seed:7 in both
+    assert "|bs:200|seed:7|" in data["signature"]
+    assert data["rows"][0]["authors"] == "A. Author, B. Author"
+
+
+def test_small_board_renders_metadata_escaped_and_self_contained(small):
+    hostile = {"metadata": {"name": "Evil | <script>alert(1)</script> [x](http://e.org)",
+                            "gold": "/etc/passwd", "corpus": "sgd"},
+               "predictions": small.files["sample.json"]}
+    (small.subs / "hostile.json").write_bytes(orjson.dumps(hostile))
+    code, data, markdown, page = build(small)
+    assert code == 0
+    row = next(r for r in data["rows"] if r["submission"] == "hostile.json")
+    # the metadata cannot choose the gold data: scored against the config's like sample.json
+    sample = next(r for r in data["rows"] if r["submission"] == "sample.json")
+    assert row["scores"] == sample["scores"] and row["rank"] == sample["rank"] == 2
+    assert "ignored metadata keys: corpus, gold" in row["notes"]
+    assert "<script>" not in markdown and "<script" not in page
+    assert r"Evil \| \<script\>alert(1)\</script\> \[x\](http://e.org)" in markdown
+    assert "&lt;script&gt;" in page
+    assert "[paper](https://example.org/oracle)" in markdown
+    for forbidden in ("<link", "src=\"http", "@import", str(small.root)):
+        assert forbidden not in page and forbidden not in markdown
+    assert str(small.root) not in (small.out / "leaderboard.json").read_text(encoding="utf-8")
+
+
+def test_small_board_refuses_unsafe_submissions(small):
+    outside = small.root / "outside.json"
+    outside.write_bytes(orjson.dumps(small.files["sample.json"]))
+    (small.subs / "escape.toml").write_text('name = "Escape"\npredictions = "../outside.json"\n')
+    (small.subs / "absolute.toml").write_text(f'name = "Abs"\npredictions = "{outside}"\n')
+    (small.subs / "link.json").symlink_to(outside)
+    bad_url = {"metadata": {"name": "Bad URL", "paper": "javascript:alert(1)"},
+               "predictions": small.files["sample.json"]}
+    (small.subs / "bad_url.json").write_bytes(orjson.dumps(bad_url))
+    (small.subs / "big.json").write_bytes(b'{"x": [' + b" " * 30_000 + b"]}")
+    (small.subs / "nothing.json").write_bytes(orjson.dumps({"not-a-dialogue": [{"state": {}}]}))
+    (small.subs / "nested").mkdir()
+    (small.subs / "nested" / "preds.json").write_bytes(orjson.dumps(small.files["sample.json"]))
+    (small.subs / "named.toml").write_text('name = "Nested ok"\nauthors = "C. Author"\n'
+                                           'predictions = "nested/preds.json"\n')
+    small.config.write_text(small.config.read_text().replace(
+        "seed = 7", "seed = 7\nmax_submission_mb = 0.02"))
+    code, data, _, _ = build(small)
+    assert code == 3
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert set(reasons) == {"escape.toml", "absolute.toml", "link.json", "bad_url.json",
+                            "big.json", "nothing.json"}
+    assert "'../outside.json' escapes the submissions directory" in reasons["escape.toml"]
+    assert "is absolute" in reasons["absolute.toml"]
+    assert "resolves outside the submissions directory" in reasons["link.json"]
+    assert "must be an http(s) URL" in reasons["bad_url.json"]
+    assert reasons["big.json"] == ("0.03 MB is over the 0.02 MB submission limit "
+                                   "(max_submission_mb)")
+    assert "none of its dialogue ids is in the gold data" in reasons["nothing.json"]
+    valid = {row["submission"]: row for row in data["rows"]}
+    assert set(valid) == {"oracle.json", "sample.json", "worse.json", "named.toml"}
+    assert valid["named.toml"]["name"] == "Nested ok"
+    assert valid["named.toml"]["scores"] == valid["sample.json"]["scores"]
+    # the manifest's predictions file is not a second submission of its own
+    assert "nested/preds.json" not in valid
+
+
+def test_duplicate_names_are_invalid(small):
+    twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
+    (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert {i["file"] for i in data["invalid"]} == {"oracle.json", "twin.json"}
+    assert "names must be unique" in data["invalid"][0]["reason"]
+
+
+def test_no_states_gives_a_note_and_no_rank(small):
+    responses_only = {d: [{"response": "hello"} for _ in turns]
+                      for d, turns in small.files["sample.json"].items()}
+    (small.subs / "responses.json").write_bytes(orjson.dumps(responses_only))
+    code, data, markdown, _ = build(small)
+    assert code == 0
+    row = data["rows"][-1]
+    assert row["submission"] == "responses.json" and row["rank"] is None
+    assert row["scores"] == {JGA: None, "slot_f1": None} and row["ci"] == {JGA: None,
+                                                                            "slot_f1": None}
+    assert any("no dialogue states" in note for note in row["notes"])
+    assert "| – |  | **responses** |" in markdown
+
+
+def test_check_mode_scores_one_submission(small, capsys):
+    build(small)
+    candidate = small.root / "candidate.json"
+    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Candidate"},
+                                        "predictions": oracle_predictions(small.gold)}))
+    code, calls = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
+    out = capsys.readouterr().out
+    assert code == 0 and calls == ["candidate.json"]  # the others come from the cache
+    # ties the oracle and sorts first by name
+    assert "candidate.json: would rank 1 of 4 (95 % rank interval 1–1); it would be the " \
+           "leader" in out
+    assert "| 1 | 1–1 | **Candidate** |" in out
+    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Zed"},
+                                        "predictions": oracle_predictions(small.gold)}))
+    code, calls = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
+    out = capsys.readouterr().out
+    assert "would rank 1 of 4 (95 % rank interval 1–1); not significantly different from " \
+           "rank 1 (Oracle), p = 1.0000" in out
+    assert "| 1† | 1–1 | **Zed** |" in out
+    broken = small.root / "broken.json"
+    broken.write_text('{"x": [', encoding="utf-8")
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--check", broken)
+    assert code == 3
+    assert "broken.json: INVALID: invalid JSON" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("rank_by = \"joint_goal_accuracy\"", "rank_by = \"jga\""), "metric 'jga' of the config"),
+    (("seed = 7", "seed = 7\ncolour = 1"), "unknown [leaderboard] keys: colour"),
+    (("\"*.json\"", "\"../*.json\""), "must stay inside 'dir'"),
+    (("bootstrap = 200", "bootstrap = 1"), "need bootstrap >= 2"),
+])
+def test_config_errors_are_usage_errors(small, change, message, capsys):
+    small.config.write_text(small.config.read_text().replace(*change))
+    with pytest.raises(UsageError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        run_leaderboard([str(small.config), "--output-dir", str(small.out)])
+    assert main(["leaderboard", str(small.config), "--output-dir", str(small.out)]) == 2
+    assert message in capsys.readouterr().err
+
+
+# ---- acceptance: the 15 mwzeval submissions plus broken ones ---------------------------
+@pytest.fixture(scope="module")
+def mwz_board(shared_dir: Path, tmp_path_factory) -> SimpleNamespace:
+    root = tmp_path_factory.mktemp("leaderboard")
+    predictions = shared_dir / "reference" / "mwzeval" / "predictions"
+    broken = root / "broken"
+    broken.mkdir()
+    (broken / "invalid.json").write_text('{"sng0073": [{"response": "hi"}', encoding="utf-8")
+    (broken / "wrong_shape.json").write_text("[1, 2, 3]\n", encoding="utf-8")
+    (broken / "oversized.json").write_bytes(b'{"x": [' + b" " * 4_500_000 + b"]}")
+    (root / "outside.json").write_bytes((predictions / "labes.json").read_bytes())
+    (broken / "escape.toml").write_text('name = "Escape"\npredictions = "../outside.json"\n')
+    (broken / "link.json").symlink_to(predictions / "augpt.json")
+    config = write_config(
+        root / "board.toml", gold=shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
+        corpus="multiwoz21", metrics=(JGA, "slot_f1", "average_goal_accuracy"),
+        extra='split = "test"\nmax_submission_mb = 4',
+        sources=[{"dir": str(predictions), "label": "mwzeval"},
+                 {"dir": str(broken), "label": "broken", "glob": ["*.json", "*.toml"]}])
+    out = root / "out"
+    code1, calls1 = run_counting(config, "--output-dir", out)
+    first = read_outputs(out)
+    code2, calls2 = run_counting(config, "--output-dir", out)
+    second = read_outputs(out)
+    again = {"metadata": {"name": "AuGPT (again)", "authors": "D. Author",
+                          "paper": "https://example.org/augpt", "model_size": "117M"},
+             "predictions": orjson.loads((predictions / "augpt.json").read_bytes())}
+    (broken / "augpt-again.json").write_bytes(orjson.dumps(again))
+    code3, calls3 = run_counting(config, "--output-dir", out)
+    return SimpleNamespace(
+        root=root, shared=shared_dir, predictions=predictions, config=config, out=out,
+        code1=code1, calls1=calls1, first=first, data1=json.loads(first["leaderboard.json"]),
+        code2=code2, calls2=calls2, second=second, code3=code3, calls3=calls3,
+        third=read_outputs(out))
+
+
+@pytest.fixture(scope="module")
+def mwz21_test(shared_dir: Path):
+    return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
+                     corpus="multiwoz21", split="test")
+
+
+def test_mwz_board_scores_every_valid_and_lists_every_broken_submission(mwz_board):
+    assert mwz_board.code1 == 3
+    data = mwz_board.data1
+    expected_ids = {f"mwzeval/{p.name}" for p in mwz_board.predictions.glob("*.json")}
+    assert len(expected_ids) == 15 and {r["submission"] for r in data["rows"]} == expected_ids
+    assert sorted(mwz_board.calls1) == sorted(Path(i).name for i in expected_ids)
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert set(reasons) == {"broken/invalid.json", "broken/wrong_shape.json",
+                            "broken/oversized.json", "broken/escape.toml", "broken/link.json"}
+    assert reasons["broken/invalid.json"].startswith("invalid JSON")
+    assert "cannot tell the prediction format: found a list of numbers" in \
+        reasons["broken/wrong_shape.json"]
+    assert reasons["broken/oversized.json"].startswith("4.5 MB is over the 4 MB submission limit")
+    assert "escapes the submissions directory" in reasons["broken/escape.toml"]
+    assert "resolves outside the submissions directory" in reasons["broken/link.json"]
+
+
+def test_mwz_board_scores_and_ranks_are_evaluates(mwz_board, mwz21_test):
+    rows = {r["submission"].split("/")[1]: r for r in mwz_board.data1["rows"]}
+    for name in ("augpt.json", "labes.json", "dots.json"):
+        report = evaluate(mwz_board.predictions / name, gold=mwz21_test)
+        assert rows[name]["scores"] == {m: report.scores[m] for m in
+                                        (JGA, "slot_f1", "average_goal_accuracy")}
+    # unranked = exactly the files that predict no state at all
+    stateless = {p.name for p in mwz_board.predictions.glob("*.json")
+                 if not any("state" in turn for turns in orjson.loads(p.read_bytes()).values()
+                            for turn in turns)}
+    assert stateless == {"galaxy-policy.json", "hdno.json", "hdsa.json", "lava.json",
+                         "marco.json"}
+    assert {n for n, r in rows.items() if r["rank"] is None} == stateless
+    ranked = [r for r in mwz_board.data1["rows"] if r["rank"] is not None]
+    assert [r["rank"] for r in ranked] == list(range(1, 11))
+    scores = [r["scores"][JGA] for r in ranked]
+    assert scores == sorted(scores, reverse=True) and ranked[0]["submission"].endswith("augpt.json")
+    for name in stateless:
+        assert any("no dialogue states" in n for n in rows[name]["notes"])
+    assert rows["labes.json"]["coverage"] == pytest.approx(1 - 615 / 7372)
+
+
+def test_mwz_board_intervals_and_test_against_the_leader(mwz_board, mwz21_test):
+    rows = {r["submission"].split("/")[1]: r for r in mwz_board.data1["rows"]}
+    augpt, labes = (evaluate(mwz_board.predictions / n, gold=mwz21_test, bootstrap=1000,
+                             seed=12345) for n in ("augpt.json", "labes.json"))
+    for name, report in (("augpt.json", augpt), ("labes.json", labes)):
+        expected = report.extra["confidence_intervals"][JGA]
+        assert rows[name]["ci"][JGA]["ci_low"] == pytest.approx(expected["ci_low"], rel=1e-12)
+        assert rows[name]["ci"][JGA]["ci_high"] == pytest.approx(expected["ci_high"], rel=1e-12)
+    p = compare_reports([augpt, labes], n=1000, seed=12345)["systems"][1]["scores"][JGA]["p_bs"]
+    assert rows["labes.json"]["p_vs_leader"] == pytest.approx(p, rel=1e-12)
+    assert p == pytest.approx(1 / 1001) and rows["labes.json"]["tied_with_leader"] is False
+    assert mwz_board.data1["signature"] == augpt.signature.format()
+
+
+def test_mwz_board_rerun_is_cached_and_byte_identical(mwz_board):
+    assert mwz_board.code2 == 3 and mwz_board.calls2 == []
+    assert mwz_board.first == mwz_board.second  # fresh (run 1) and cached (run 2) agree
+    for text in mwz_board.first.values():
+        assert str(mwz_board.root).encode() not in text
+        assert str(mwz_board.shared).encode() not in text
+    cached = list((mwz_board.out / ".cache").glob("*.json"))
+    assert len(cached) == 16  # 15 first-run entries + the new submission of run 3
+
+
+def test_mwz_board_rescores_only_a_new_submission(mwz_board):
+    assert mwz_board.calls3 == ["augpt-again.json"] and mwz_board.code3 == 3
+    data = json.loads(mwz_board.third["leaderboard.json"])
+    first, second = data["rows"][:2]
+    assert first["submission"] == "mwzeval/augpt.json" and first["leader"]
+    assert second["name"] == "AuGPT (again)" and second["rank"] == 1
+    assert second["p_vs_leader"] == 1.0 and second["tied_with_leader"] is True
+    assert first["rank_interval"] == second["rank_interval"] == [1, 1]
+    markdown = mwz_board.third["leaderboard.md"].decode()
+    assert "| 1† | 1–1 | **AuGPT (again)** | D. Author | [paper](https://example.org/augpt)" \
+        in markdown
+    assert [r["rank"] for r in data["rows"][2:4]] == [3, 4]
+
+
+def test_mwz_board_check_uses_the_cache(mwz_board, capsys):
+    candidate = mwz_board.root / "candidate.json"
+    candidate.write_bytes(orjson.dumps({
+        "metadata": {"name": "Candidate"},
+        "predictions": orjson.loads((mwz_board.predictions / "labes.json").read_bytes())}))
+    code, calls = run_counting(mwz_board.config, "--output-dir", mwz_board.out,
+                               "--check", candidate)
+    assert code == 0 and calls == ["candidate.json"]
+    out = capsys.readouterr().out
+    assert "candidate.json: would rank 3 of 12" in out  # ties LABES behind the two AuGPTs
+    assert "significantly different from rank 1 (augpt)" in out
+    assert mwz_board.third == read_outputs(mwz_board.out)  # --check writes nothing
+
+
+def test_html_page_is_self_contained(mwz_board):
+    page = mwz_board.third["leaderboard.html"].decode()
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert "<link" not in page and 'src="http' not in page
+    targets = {h.split('"')[0] for h in page.split('href="')[1:]}
+    # in-page SVG references, and the one paper link from the metadata
+    assert {t for t in targets if not t.startswith("#")} == {"https://example.org/augpt"}
+
+
+def test_cache_key_changes_with_gold_profile_and_options(small):
+    config = leaderboard.load_config(small.config)
+    scorer = leaderboard.Scorer(config, leaderboard.ScoreCache(None))
+    base = scorer.key("abc")
+    assert scorer.key("abd") != base
+    for change in ({"profile": "convlab"}, {"options": {"missing": "skip"}}):
+        other = leaderboard.Scorer(leaderboard.dataclasses.replace(config, **change),
+                                   leaderboard.ScoreCache(None))
+        assert other.key("abc") != base
+    scorer.gold_hash = "0" * 64
+    assert scorer.key("abc") != base
+    fingerprint = leaderboard.harness_fingerprint()
+    assert fingerprint.startswith(f"{leaderboard.__version__}+") and len(fingerprint) > 20
+
+
+def test_check_of_a_listed_file_uses_its_metadata_file(small, capsys):
+    (small.subs / "team").mkdir()
+    (small.subs / "team" / "predictions.json").write_bytes(
+        orjson.dumps(small.files["worse.json"]))
+    (small.subs / "team" / "submission.toml").write_text(
+        'name = "Team"\npaper = "https://example.org/team"\npredictions = "predictions.json"\n')
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["*.json", "*/*.toml"]'))
+    build(small)
+    for target in ("predictions.json", "submission.toml"):
+        code, calls = run_counting(small.config, "--output-dir", small.out, "--check",
+                                   small.subs / "team" / target)
+        out = capsys.readouterr().out
+        assert code == 0 and calls == ["predictions.json"]
+        assert "team/submission.toml: would rank 3 of 4" in out  # ties worse.json
+        assert "| 3 | 2–3 | **Team** |  | [paper](https://example.org/team) |" in out

@@ -6,19 +6,29 @@
 joint goal accuracy by turn depth, per-domain and per-slot tables, error types
 (wrong value / missing / extra), the most frequent wrong values, issues and notes.
 
-``render_leaderboard_html(data)`` renders the ``leaderboard.json`` structure::
+``render_leaderboard_html(data)`` renders the ``leaderboard.json`` structure that
+:func:`dst_eval.leaderboard.leaderboard_data` writes (keys marked ``?`` may be absent)::
 
     {"title": str, "signature": str,
-     "columns": [metric, ...],            # shown metrics, in order (keys of Report.scores)
-     "ranking_metric": str,               # optional; default columns[0]
-     "rows": [{"rank": int, "name": str,
-               "authors": str | None, "paper": str | None (http(s) URL), "model_size": str | None,
-               "<metric>": float | None,  # one entry per column, on Report.scores' scale
-               "ci": {"<metric>": {"ci_low", "ci_high", ...} | None},  # optional intervals
-               "tied_with_leader": bool,  # not significantly different from rank 1
-               "notes": [str]}],          # optional
+     "gold"?: {"file": str, "sha256": str},
+     "columns": [metric, ...],              # shown metrics, in order (keys of Report.scores)
+     "ranking_metric"?: str,                # default columns[0]
+     "higher_is_better"?: bool,
+     "statistics"?: {"level": 0.95, "resamples": int, "seed": ..., "alpha": 0.05, ...},
+     "rows": [{"rank": int | None,          # None: not ranked (no ranking score)
+               "rank_interval"?: [low, high] | None,
+               "name": str, "authors": str | None, "model_size": str | None,
+               "paper"?: str | None, "code"?: str | None,   # links: http(s) URLs only
+               "description"?: str | None,
+               "scores": {metric: float | None},  # Report.scores' scale; a metric value
+                                                  # directly in the row is read too
+               "ci": {metric: {"ci_low", "ci_high", ...} | None},
+               "leader"?: bool,             # default: rank == 1
+               "tied_with_leader": bool,    # not significantly different from the leader
+               "p_vs_leader"?: float | None, "coverage"?: float,
+               "notes"?: [str], "warnings"?: [str]}],
      "invalid": [{"file": str, "reason": str}],
-     "notes": [str]}                      # optional
+     "notes"?: [str]}
 
 Values are shown as :func:`~dst_eval.report.format_value` shows them (fractions as
 percentages). Both pages are one file that works offline: inline CSS, plots as inline SVG
@@ -100,7 +110,7 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *,
     """An HTML table (no header row when every header is empty); cells are escaped unless
     wrapped in :class:`_Raw`."""
     numeric = set(numeric)
-    head = "".join(f'<th{" class=n" if i in numeric else ""}>{_e(h)}</th>'
+    head = "".join(f'<th{" class=n" if i in numeric else ""}>{_e(h).replace("_", "_<wbr>")}</th>'
                    for i, h in enumerate(headers))
     body = []
     for row in rows:
@@ -268,7 +278,7 @@ def _plot_leaderboard(metric: str, rows: list[dict[str, Any]]) -> str | None:
 
     scale = _scale(metric)
     points = [(str(r.get("name", "")), _value(r, metric), _ci(r, metric),
-               bool(r.get("tied_with_leader"))) for r in rows]
+               _tied(r) or bool(r.get("leader", r.get("rank") == 1))) for r in rows]
     points = [p for p in points if p[1] is not None][:40]
     if not points:
         return None
@@ -521,7 +531,7 @@ def render_report_html(report: Report, *, title: str | None = None) -> str:
 
 # ---- leaderboard ------------------------------------------------------------------------
 def _value(row: dict[str, Any], metric: str) -> float | None:
-    value = row.get(metric, (row.get("scores") or {}).get(metric))
+    value = (row.get("scores") or {}).get(metric, row.get(metric))
     if not _is_number(value) or math.isnan(value):
         return None
     return float(value)
@@ -537,27 +547,79 @@ def _ci(row: dict[str, Any], metric: str) -> tuple[float, float] | None:
     return None
 
 
+def _tied(row: dict[str, Any]) -> bool:
+    leader = row.get("leader", row.get("rank") == 1)
+    return bool(row.get("tied_with_leader")) and not leader
+
+
+def _rank_cell(row: dict[str, Any]) -> _Raw:
+    rank = row.get("rank")
+    if rank is None:
+        return _Raw("–")
+    text = _e(rank) + ('<span class="tied" title="not significantly different from rank 1">'
+                       "†</span>" if _tied(row) else "")
+    span = row.get("rank_interval")
+    if isinstance(span, list | tuple) and len(span) == 2:
+        text += f'<br><span class="ci">{_e(span[0])}–{_e(span[1])}</span>'
+    return _Raw(text)
+
+
 def _system_cell(row: dict[str, Any]) -> _Raw:
-    name = _e(row.get("name", ""))
-    url = _safe_url(row.get("paper"))
-    if url:
-        name = f'<a href="{_e(url)}" rel="noopener noreferrer">{name}</a>'
-    if row.get("tied_with_leader") and row.get("rank") != 1:
-        name += ' <span class="tied" title="not significantly different from the leader">≈</span>'
-    notes = row.get("notes") or []
-    if notes:
-        name += "".join(f'<div class="ci">{_e(n)}</div>' for n in notes)
-    return _Raw(name)
+    text = f"<b>{_e(row.get('name', ''))}</b>"
+    if row.get("description"):
+        text += f'<div class="ci">{_e(row["description"])}</div>'
+    return _Raw(text)
+
+
+def _submission_notes(rows: list[dict[str, Any]]) -> list[str]:
+    items = []
+    for row in rows:
+        parts = [_e(n) for n in row.get("notes") or []]
+        if row.get("warnings"):
+            parts.append(f'<span class="warning">{len(row["warnings"])} warning(s), listed in '
+                         "leaderboard.json</span>")
+        if parts:
+            items.append(f"<li><b>{_e(row.get('name', ''))}</b>: {'; '.join(parts)}</li>")
+    return items
+
+
+def _links_cell(row: dict[str, Any]) -> _Raw:
+    links = [f'<a href="{_e(url)}" rel="noopener noreferrer">{key}</a>'
+             for key in ("paper", "code") if (url := _safe_url(row.get(key)))]
+    return _Raw(" · ".join(links))
 
 
 def _metric_cell(row: dict[str, Any], metric: str) -> _Raw:
-    value = _value(row, metric)
-    text = _e(format_value(metric, value))
+    text = _e(format_value(metric, _value(row, metric)))
     ci = _ci(row, metric)
     if ci is not None:
         text += (f'<br><span class="ci">[{_e(format_value(metric, ci[0]))}, '
                  f'{_e(format_value(metric, ci[1]))}]</span>')
     return _Raw(text)
+
+
+def _p_cell(row: dict[str, Any]) -> str:
+    if row.get("leader"):
+        return "leader"
+    p = row.get("p_vs_leader")
+    return f"{p:.4f}" if _is_number(p) else ""
+
+
+def _legend(data: dict[str, Any], ranking: str, rows: list[dict[str, Any]]) -> str:
+    stats = data.get("statistics") or {}
+    level = f"{100 * stats['level']:.0f}%" if _is_number(stats.get("level")) else "95%"
+    direction = {True: " (higher is better)", False: " (lower is better)"}.get(
+        data.get("higher_is_better"), "")
+    parts = [f"Ranked by <code>{_e(ranking)}</code>{direction}"]
+    if any(_ci(row, m) for row in rows for m in data.get("columns") or []):
+        source = (f" from {_e(stats['resamples'])} bootstrap resamples of whole dialogues "
+                  f"(seed {_e(stats.get('seed'))})" if stats.get("resamples") else "")
+        parts.append(f"[low, high]: {level} interval of the score{source}")
+    if any(_tied(row) for row in rows):
+        alpha = _e(stats.get("alpha", 0.05))
+        parts.append(f'<span class="tied">†</span> not significantly different from rank 1 '
+                     f"(paired bootstrap over dialogues, p ≥ {alpha})")
+    return f'<p class="meta">{"; ".join(parts)}. Fractions are shown as percentages.</p>'
 
 
 def render_leaderboard_html(data: dict[str, Any]) -> str:
@@ -567,33 +629,47 @@ def render_leaderboard_html(data: dict[str, Any]) -> str:
     ranking = str(data.get("ranking_metric") or (columns[0] if columns else ""))
     rows = list(data.get("rows") or [])
     body = [f"<h1>{_e(title)}</h1>"]
+    gold = data.get("gold")
+    if isinstance(gold, dict) and gold.get("file"):
+        body.append(f'<p class="meta">Gold <code>{_e(gold["file"])}</code>'
+                    + (f' (sha256 <code>{_e(str(gold["sha256"])[:12])}</code>)'
+                       if gold.get("sha256") else "") + "</p>")
     if data.get("signature"):
         body.append(f'<code class="sig" id="signature">{_e(data["signature"])}</code>')
-    legend = [f"Ranked by <code>{_e(ranking)}</code>"]
-    if any(_ci(row, m) for row in rows for m in columns):
-        legend.append("brackets: 95% confidence intervals (dialogue-level bootstrap)")
-    if any(row.get("tied_with_leader") and row.get("rank") != 1 for row in rows):
-        legend.append('<span class="tied">≈</span> marks systems not significantly '
-                      "different from the leader (paired bootstrap, p ≥ 0.05)")
-    body.append(f'<p class="meta">{"; ".join(legend)}.</p>')
-    table_rows = [[row.get("rank", ""), _system_cell(row), row.get("authors") or "",
-                   row.get("model_size") or ""] + [_metric_cell(row, m) for m in columns]
-                  for row in rows]
-    body.append(_table(["rank", "system", "authors", "size", *columns], table_rows,
-                       numeric=[0, *range(4, 4 + len(columns))]))
+    body.append(_legend(data, ranking, rows))
+    optional = [(name, cell) for name, cell, shown in (
+        ("authors", lambda r: r.get("authors") or "", any(r.get("authors") for r in rows)),
+        ("links", _links_cell, any(_safe_url(r.get(k)) for r in rows for k in ("paper", "code"))),
+        ("size", lambda r: r.get("model_size") or "", any(r.get("model_size") for r in rows)),
+    ) if shown]
+    with_coverage = any(_is_number(row.get("coverage")) for row in rows)
+    with_p = any("p_vs_leader" in row for row in rows)
+    headers = ["rank", "system", *(name for name, _ in optional)]
+    first_number = len(headers)
+    headers += ["coverage"] * with_coverage + columns + ["p vs #1"] * with_p
+    table_rows = []
+    for row in rows:
+        cells: list[Any] = [_rank_cell(row), _system_cell(row)]
+        cells += [cell(row) for _, cell in optional]
+        if with_coverage:
+            cells.append(format_value("coverage", row.get("coverage")))
+        cells += [_metric_cell(row, m) for m in columns]
+        if with_p:
+            cells.append(_p_cell(row))
+        table_rows.append(cells)
+    body.append(_table(headers, table_rows, numeric=[0, *range(first_number, len(headers))]))
     if ranking and rows:
         if _matplotlib_available():
             body.append(_figure(_plots(_plot_leaderboard, ranking, rows),
-                                f"{ranking} per system; bars: 95% intervals; green: not "
-                                "significantly different from the leader."))
+                                f"{ranking} per system with its interval; green: rank 1 "
+                                "and the systems not significantly different from it."))
         else:
             body.append(f'<p class="note" id="no-plots">{NO_PLOTS}</p>')
     invalid = data.get("invalid") or []
     if invalid:
-        body.append("<h2>Invalid submissions</h2>" + _table(
+        body.append("<h2>Invalid submissions (not scored)</h2>" + _table(
             ["file", "reason"], [(i.get("file", ""), i.get("reason", "")) for i in invalid]))
-    notes = data.get("notes") or []
+    notes = [f"<li>{_e(n)}</li>" for n in data.get("notes") or []] + _submission_notes(rows)
     if notes:
-        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes)
-                    + "</ul>")
+        body.append(f'<h2>Notes</h2><ul class="issues">{"".join(notes)}</ul>')
     return _page(title, "\n".join(body))

@@ -371,8 +371,10 @@ class _TurnReader:
         state = None if raw_state is None else self.state(raw_state, dialogue, turn)
         response = get("response")
         if response is not None and type(response) is not str:
-            raise self.error(f"response must be a string, found {_kind(response)}",
-                             dialogue, turn)
+            # a bad response is reported and scored as an empty one; never a crash
+            self.issue("bad_response", f"response must be a string, found {_kind(response)}; "
+                       "scored as an empty response", dialogue, turn)
+            response = ""
         domains = get("active_domains")
         if domains is not None:
             domains = tuple(self.strings(domains, "active_domains", dialogue, turn))

@@ -130,3 +130,25 @@ def test_help_and_version(capsys):
     assert "dst-eval 0.1.0" in capsys.readouterr().out
     assert main(["--help"]) == 0
     assert "examples:" in capsys.readouterr().out
+
+
+def test_bad_responses_are_reported_and_scored_as_empty(tmp_path, mwz22_gold):
+    predictions = oracle_predictions(mwz22_gold)
+    first = sorted(predictions)[0]
+    predictions[first][0]["response"] = 5
+    predictions[first][1]["response"] = None
+    path = _write(tmp_path, predictions)
+    report = evaluate(path, gold=mwz22_gold)
+    bad = [i for i in report.issues if i.kind == "bad_response"]
+    assert bad and "scored as an empty response" in bad[0].message
+    assert report.scores["joint_goal_accuracy"] == pytest.approx(1.0)
+
+
+def test_predictions_without_states_report_dst_as_not_applicable(tmp_path, mwz22_gold):
+    predictions = {d: [{"response": "hello"} for _ in turns]
+                   for d, turns in oracle_predictions(mwz22_gold).items()}
+    report = evaluate(_write(tmp_path, predictions), gold=mwz22_gold)
+    assert "joint_goal_accuracy" not in report.scores
+    assert any(n.startswith("DST: n/a") for n in report.notes)
+    # MultiWOZ 2.2 gold has no goals: Inform/Success say why they are missing, never 0
+    assert "inform" in report.extra["not_applicable"]

@@ -334,20 +334,34 @@ def test_profile_without_depth_breakdown(tmp_path, gold_samples):
 LEADERBOARD = {
     "title": "MultiWOZ 2.1 test <DST>",
     "signature": "dst-eval|corpus:multiwoz21|split:test|profile:strict|bs:1000|seed:12345",
-    "columns": ["joint_goal_accuracy", "slot_f1"],
+    "gold": {"file": "test.json.zip", "sha256": "0123456789abcdef0123"},
+    "columns": ["joint_goal_accuracy", "slot_f1"], "ranking_metric": "joint_goal_accuracy",
+    "higher_is_better": True,
+    "statistics": {"unit": "dialogue", "level": 0.95, "resamples": 1000, "seed": 12345,
+                   "alpha": 0.05},
     "rows": [
-        {"rank": 1, "name": "alpha", "authors": "A. Author", "paper": "https://example.org/a",
-         "model_size": "60M", "joint_goal_accuracy": 0.5, "slot_f1": 0.9,
-         "ci": {"joint_goal_accuracy": {"ci_low": 0.48, "ci_high": 0.52, "half_width": 0.02}},
-         "tied_with_leader": True},
-        {"rank": 2, "name": "<script>beta</script>", "authors": None,
-         "paper": "javascript:alert(1)", "model_size": None, "joint_goal_accuracy": 0.49,
-         "slot_f1": None, "ci": {}, "tied_with_leader": True},
+        {"rank": 1, "rank_interval": [1, 2], "name": "alpha", "authors": "A. Author",
+         "paper": "https://example.org/a", "code": "https://example.org/code",
+         "model_size": "60M", "description": "a T5 model",
+         "scores": {"joint_goal_accuracy": 0.5, "slot_f1": 0.9},
+         "ci": {"joint_goal_accuracy": {"ci_low": 0.48, "ci_high": 0.52, "half_width": 0.02},
+                "slot_f1": None},
+         "leader": True, "p_vs_leader": None, "tied_with_leader": False, "coverage": 1.0,
+         "warnings": [], "notes": []},
+        {"rank": 2, "rank_interval": [1, 2], "name": "<script>beta</script>", "authors": None,
+         "paper": "javascript:alert(1)", "code": None, "model_size": None,
+         "scores": {"joint_goal_accuracy": 0.49, "slot_f1": None}, "ci": {},
+         "leader": False, "p_vs_leader": 0.31, "tied_with_leader": True, "coverage": 0.5,
+         "warnings": ["unknown slot x", "unknown slot y"], "notes": []},
         {"rank": 3, "name": "gamma", "joint_goal_accuracy": 0.3, "slot_f1": 0.8,
          "ci": {"joint_goal_accuracy": {"ci_low": 0.28, "ci_high": 0.33}},
-         "tied_with_leader": False, "notes": ["no requested slots"]},
+         "p_vs_leader": 0.001, "tied_with_leader": False, "notes": ["no requested slots"]},
+        {"rank": None, "name": "delta", "scores": {"joint_goal_accuracy": None,
+                                                   "slot_f1": None},
+         "ci": {}, "tied_with_leader": False, "notes": ["no states predicted"]},
     ],
     "invalid": [{"file": "broken.json", "reason": "not JSON: unexpected character"}],
+    "notes": ["a note"],
 }
 
 
@@ -355,16 +369,33 @@ def test_leaderboard_page():
     text = render_leaderboard_html(LEADERBOARD)
     assert text == render_leaderboard_html(LEADERBOARD)
     assert "<title>MultiWOZ 2.1 test &lt;DST&gt;</title>" in text
+    assert "sha256 <code>0123456789ab</code>" in text and LEADERBOARD["signature"] in text
+    assert "from 1000 bootstrap resamples of whole dialogues (seed 12345)" in text
     board, invalid = tables(text)[""]
-    assert board[0] == ["rank", "system", "authors", "size", "joint_goal_accuracy", "slot_f1"]
-    assert [row[0] for row in board[1:]] == ["1", "2", "3"]
-    assert board[1][4] == "50.00[48.00, 52.00]" and board[1][5] == "90.00"
-    assert board[2][1] == "<script>beta</script> ≈" and board[2][5] == "n/a"
-    assert board[3][1] == "gammano requested slots"
+    assert board[0] == ["rank", "system", "authors", "links", "size", "coverage",
+                        "joint_goal_accuracy", "slot_f1", "p vs #1"]
+    assert board[1] == ["11–2", "alphaa T5 model", "A. Author", "paper · code", "60M",
+                        "100.00", "50.00[48.00, 52.00]", "90.00", "leader"]
+    assert board[2] == ["2†1–2", "<script>beta</script>", "", "", "", "50.00", "49.00", "n/a",
+                        "0.3100"]
+    assert board[3] == ["3", "gamma", "", "", "", "n/a", "30.00[28.00, 33.00]", "80.00",
+                        "0.0010"]
+    assert board[4][:2] == ["–", "delta"]
+    notes = re.findall(r"<li>(.*?)</li>", text)
+    assert notes == ["a note", "<b>&lt;script&gt;beta&lt;/script&gt;</b>: <span class=\"warning\">"
+                     "2 warning(s), listed in leaderboard.json</span>",
+                     "<b>gamma</b>: no requested slots", "<b>delta</b>: no states predicted"]
     assert invalid == [["file", "reason"], ["broken.json", "not JSON: unexpected character"]]
-    assert '<a href="https://example.org/a" rel="noopener noreferrer">alpha</a>' in text
+    assert '<a href="https://example.org/a" rel="noopener noreferrer">paper</a>' in text
     assert "javascript:" not in text and "<script" not in text
     assert text.count("<svg") == 1 and 'aria-label="joint_goal_accuracy per system' in text
+    bare = render_leaderboard_html({**LEADERBOARD, "rows": [
+        {k: v for k, v in row.items() if k not in ("authors", "paper", "code", "model_size")}
+        for row in LEADERBOARD["rows"]]})
+    assert tables(bare)[""][0][0][:3] == ["rank", "system", "coverage"]  # empty columns go
+    # the plot: 3 systems with a score, 2 of them with an interval
+    svg = text[text.index("<svg"):text.index("</svg>")]
+    assert svg.count("&lt;script&gt;beta&lt;/script&gt;") == 1 and ">delta<" not in svg
 
 
 def test_leaderboard_page_without_matplotlib(monkeypatch):

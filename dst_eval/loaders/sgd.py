@@ -10,14 +10,20 @@ Accepted inputs:
   holding ``<split>.jsonl``/``<split>.json``; a ``schema.json`` next to it (native or HF
   layout) is used when present.
 
-Errors (:class:`GoldDataError`) name the file, the dialogue and the turn by its position
-in ``turns``. One :class:`GoldTurn` per USER turn: ``state`` is the union over the turn's frames of
+One :class:`GoldTurn` per USER turn: ``state`` is the union over the turn's frames of
 ``{"<service>-<slot>": values}`` (SGD user frames exist only for active services and
 are cumulative within their service), ``frames`` keeps the frames with the corpus slot
-names, ``system_response`` is the following SYSTEM utterance. Seen services come from
-``<root>/train/schema.json``. Parsed splits are cached in compact form under
-``$XDG_CACHE_HOME/dst-eval`` (exactness rules in :func:`_cached_extract`);
-``DST_EVAL_NO_CACHE=1`` turns the cache off.
+names (``"time"``) and spans, ``system_response`` is the following SYSTEM utterance.
+``GoldSet.schema``/``slots``/``categorical_slots`` come from the split's ``schema.json``
+(empty when there is none), ``seen_services`` from ``<root>/train/schema.json``.
+Malformed gold raises :class:`GoldDataError` naming the file, the dialogue and the turn
+by its position in ``turns``.
+
+Speed: files are parsed in this process and one forked worker (:func:`parallel_map`,
+``DST_EVAL_WORKERS=1`` for none), and a parsed split is cached in compact form under
+``$XDG_CACHE_HOME/dst-eval`` (exactness rules in :func:`_cached_extract`;
+``DST_EVAL_NO_CACHE=1`` turns the cache off). The SGD prediction reader
+(:mod:`dst_eval.formats.sgd_frames`) shares :func:`parallel_map` and :func:`gc_paused`.
 """
 
 from __future__ import annotations
@@ -48,18 +54,22 @@ from ..gold import (
 )
 from ..jsonio import iter_jsonl, parse_json_bytes, read_bytes
 
-LOADER_VERSION = 1
+LOADER_VERSION = 2
 PARALLEL_MIN_BYTES = 4 << 20
 """Inputs smaller than this are parsed in one process (forking costs more than it saves)."""
 SPLITS = ("train", "dev", "test")
 SPLIT_ALIASES = {"validation": "dev", "valid": "dev", "val": "dev"}
 _EMPTY_STATE: MappingProxyType = MappingProxyType({})
 
-# Compact forms (plain tuples: cheap to marshal, to cache and to send between processes)
-#   frame    = (service, intent, requested (str, ...), ((slot, (value, ...)), ...),
-#               ((slot, start, end), ...) | None)
-#   turn     = (raw_index, utterance, system_response | None, (frame, ...))
+# Compact form of one parsed file (plain tuples: cheap to marshal, to cache and to send
+# between processes), ready to be wrapped into gold objects:
+#   file     = (states, flats, (dialogue, ...))
+#   states   = (((slot, (value, ...)), ...), ...)  distinct frame states, slots sorted
+#   flats    = ((("service-slot", (value, ...)), ...), ...)  distinct turn states, sorted
 #   dialogue = (dialogue_id, (service, ...), (turn, ...))
+#   turn     = (raw_index, utterance, system_response | None, (frame, ...), flat_id,
+#               ("service-slot" requested, ...), ((service, intent), ...))
+#   frame    = (service, intent, (requested, ...), state_id, ((slot, start, end), ...))
 #   schema   = ((service, (slot, ...), (categorical slot, ...), (intent, ...)), ...)
 
 
@@ -216,65 +226,112 @@ def _extract_spans(spans: Any, intern: Callable) -> tuple:
     return tuple(out)
 
 
-def extract_dialogue(dialogue: Any, pool: dict[str, str], *, file: str,
-                     error: type[DstEvalError] = GoldDataError,
-                     dialogue_id: str | None = None) -> tuple:
-    """One native SGD dialogue -> compact tuple (USER turns only), validating as it goes."""
-    if not isinstance(dialogue, dict):
-        raise error("a dialogue is not a JSON object", file=file, dialogue=dialogue_id)
-    if dialogue_id is None:
+class _Extractor:
+    """Parsed SGD dialogues of one file -> the compact form above, validating as it goes.
+
+    Cumulative states repeat from turn to turn (half of the SGD dev frames), so frame and
+    turn states are stored once per file and referred to by index.
+    """
+
+    def __init__(self, file: str, error: type[DstEvalError] = GoldDataError) -> None:
+        self.file = file
+        self.error = error
+        self.pool: dict[str, str] = {}
+        self.states: list[tuple] = []
+        self.state_ids: dict[tuple, int] = {}
+        self.flats: list[tuple] = []
+        self.flat_ids: dict[tuple, int] = {}
+        self.keys: dict[tuple[str, str], str] = {}
+
+    def key(self, service: str, slot: str) -> str:
+        key = self.keys.get((service, slot))
+        if key is None:
+            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
+        return key
+
+    def result(self, dialogues: list[tuple]) -> tuple:
+        return (tuple(self.states), tuple(self.flats), tuple(dialogues))
+
+    def dialogue(self, dialogue: Any) -> tuple:
+        """One native SGD dialogue -> compact tuple (USER turns only)."""
+        error, file = self.error, self.file
+        if not isinstance(dialogue, dict):
+            raise error("a dialogue is not a JSON object", file=file)
         dialogue_id = dialogue.get("dialogue_id")
         if not isinstance(dialogue_id, str):
             raise error("dialogue without a string 'dialogue_id'", file=file)
-    turns = dialogue.get("turns")
-    if not isinstance(turns, list):
-        raise error("dialogue without a 'turns' list", file=file, dialogue=dialogue_id)
-    services = dialogue.get("services", ())
-    if not isinstance(services, list | tuple):
-        raise error("'services' is not a list", file=file, dialogue=dialogue_id)
-    intern = pool.setdefault
-    out_turns = []
-    n_turns = len(turns)
-    for raw_index, turn in enumerate(turns):
-        try:
-            speaker = turn["speaker"]
-            if speaker != "USER":
-                if speaker != "SYSTEM":
-                    raise ValueError(f"speaker {speaker!r} is neither USER nor SYSTEM")
-                continue
-            utterance = turn["utterance"]
-            if type(utterance) is not str:
-                raise TypeError("'utterance' is not a string")
-            frames = []
-            for frame in turn["frames"]:
-                service = frame["service"]
-                state = frame["state"]
-                intent = state["active_intent"]
-                requested = state["requested_slots"]
-                _check_strings(requested, "'requested_slots'")
-                slot_values = []
-                for slot, values in state["slot_values"].items():
-                    _check_strings(values, f"slot {slot!r}")
-                    slot_values.append((intern(slot, slot),
-                                        tuple([intern(v, v) for v in values])))
-                spans = frame.get("slots")
-                if spans is not None:
-                    spans = _extract_spans(spans, intern)
-                if type(service) is not str or type(intent) is not str:
-                    raise TypeError("'service' and 'active_intent' must be strings")
-                frames.append((intern(service, service), intern(intent, intent),
-                               tuple(requested), tuple(slot_values), spans))
-            response = None
-            if raw_index + 1 < n_turns:
-                following = turns[raw_index + 1]
-                if isinstance(following, dict) and following.get("speaker") == "SYSTEM":
-                    response = following.get("utterance")
-            out_turns.append((raw_index, utterance, response, tuple(frames)))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise error(f"malformed turn: {detail}", file=file, dialogue=dialogue_id,
-                        turn=raw_index) from None
-    return (dialogue_id, tuple(intern(s, s) for s in services), tuple(out_turns))
+        turns = dialogue.get("turns")
+        if not isinstance(turns, list):
+            raise error("dialogue without a 'turns' list", file=file, dialogue=dialogue_id)
+        services = dialogue.get("services", ())
+        if not isinstance(services, list | tuple) or not all(type(s) is str for s in services):
+            raise error("'services' is not a list of strings", file=file, dialogue=dialogue_id)
+        intern = self.pool.setdefault
+        out_turns = []
+        for raw_index, turn in enumerate(turns):
+            try:
+                speaker = turn["speaker"]
+                if speaker != "USER":
+                    if speaker != "SYSTEM":
+                        raise ValueError(f"speaker {speaker!r} is neither USER nor SYSTEM")
+                    continue
+                out_turns.append(self._turn(turns, raw_index, intern))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+                raise error(f"malformed turn: {detail}", file=file, dialogue=dialogue_id,
+                            turn=raw_index) from None
+        return (dialogue_id, tuple([intern(s, s) for s in services]), tuple(out_turns))
+
+    def _turn(self, turns: list, raw_index: int, intern: Callable) -> tuple:
+        turn = turns[raw_index]
+        utterance = turn["utterance"]
+        if type(utterance) is not str:
+            raise TypeError("'utterance' is not a string")
+        key = self.key
+        frames = []
+        flat: list[tuple[str, tuple[str, ...]]] = []
+        requested_keys: list[str] = []
+        intents: list[tuple[str, str]] = []
+        for frame in turn["frames"]:
+            service = frame["service"]
+            state = frame["state"]
+            intent = state["active_intent"]
+            if type(service) is not str or type(intent) is not str:
+                raise TypeError("'service' and 'active_intent' must be strings")
+            service, intent = intern(service, service), intern(intent, intent)
+            requested = state["requested_slots"]
+            _check_strings(requested, "'requested_slots'")
+            slot_values = []
+            for slot, values in state["slot_values"].items():
+                _check_strings(values, f"slot {slot!r}")
+                slot_values.append((intern(slot, slot), tuple([intern(v, v) for v in values])))
+            slot_values.sort()
+            items = tuple(slot_values)
+            state_id = self.state_ids.get(items)
+            if state_id is None:
+                state_id = self.state_ids[items] = len(self.states)
+                self.states.append(items)
+            flat.extend([(key(service, slot), values) for slot, values in items])
+            requested_keys.extend([key(service, slot) for slot in requested])
+            if intent != "NONE":
+                intents.append((service, intent))
+            spans = frame.get("slots")
+            frames.append((service, intent, tuple(requested), state_id,
+                           _extract_spans(spans, intern) if spans else ()))
+        if len(frames) > 1:
+            flat.sort()
+        flat_items = tuple(flat)
+        flat_id = self.flat_ids.get(flat_items)
+        if flat_id is None:
+            flat_id = self.flat_ids[flat_items] = len(self.flats)
+            self.flats.append(flat_items)
+        response = None
+        if raw_index + 1 < len(turns):
+            following = turns[raw_index + 1]
+            if isinstance(following, dict) and following.get("speaker") == "SYSTEM":
+                response = following.get("utterance")
+        return (raw_index, utterance, response, tuple(frames), flat_id, tuple(requested_keys),
+                tuple(intents))
 
 
 def _columns(mapping: Any, keys: Sequence[str], what: str) -> list[dict]:
@@ -322,14 +379,14 @@ def _is_hf_record(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("turns"), dict)
 
 
-def extract_file(path_str: str) -> list[tuple]:
+def extract_file(path_str: str) -> tuple:
     """Parse one gold file (native dialogues, or HF records: JSON list or JSONL) and return
     its compact dialogues; a record is HF columnar when its ``turns`` is an object."""
     with gc_paused():
         return _extract_file(Path(path_str))
 
 
-def _extract_file(path: Path) -> list[tuple]:
+def _extract_file(path: Path) -> tuple:
     file = str(path)
     if path.suffix == ".jsonl":
         records = [record for _, record in iter_jsonl(path, error=GoldDataError)]
@@ -337,7 +394,7 @@ def _extract_file(path: Path) -> list[tuple]:
         records = parse_json_bytes(read_bytes(path), file=file)
         if not isinstance(records, list):
             raise GoldDataError("expected a JSON list of dialogues", file=file)
-    pool: dict[str, str] = {}
+    extractor = _Extractor(file)
     out = []
     for index, record in enumerate(records):
         if _is_hf_record(record):
@@ -346,8 +403,8 @@ def _extract_file(path: Path) -> list[tuple]:
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise GoldDataError(f"malformed Hugging Face record {index}: {exc}", file=file,
                                     dialogue=str(record.get("dialogue_id"))) from None
-        out.append(extract_dialogue(record, pool, file=file))
-    return out
+        out.append(extractor.dialogue(record))
+    return extractor.result(out)
 
 
 def _schema_rows(data: Any, file: str) -> tuple:
@@ -477,7 +534,9 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int], *,
 def _cache_dir() -> Path | None:
     if os.environ.get("DST_EVAL_NO_CACHE") == "1":
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: the XDG default
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "dst-eval"
 
 
@@ -531,11 +590,12 @@ def _cache_write(file: Path, key: tuple, payload: Any) -> None:
 
 
 def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
-    """``(schema rows | None, train services | None, compact dialogues)`` for ``source``.
+    """``(schema rows | None, train services | None, compact files)`` for ``source``.
 
     The cache key holds the loader version, the Python version and, for every input
     file, its resolved path, size, mtime_ns, ctime_ns and inode; an entry whose key or
-    BLAKE2 checksum does not match is ignored and rewritten (atomically).
+    BLAKE2 checksum does not match is ignored and rewritten (atomically, and only when no
+    input changed while it was being read).
     """
     directory = _cache_dir() if use_cache is not False else None
     inputs = [*source.files, source.schema, source.train_schema]
@@ -547,13 +607,13 @@ def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
             return cached
     jobs = [(str(f),) for f in source.files]
     sizes = [f.stat().st_size for f in source.files]
-    per_file = parallel_map(extract_file, jobs, sizes)
-    dialogues = tuple(d for part in per_file for d in part)
+    per_file = tuple(parallel_map(extract_file, jobs, sizes))
     schema = _read_schema(source.schema) if source.schema else None
     train = (tuple(row[0] for row in _read_schema(source.train_schema))
              if source.train_schema else None)
-    payload = (schema, train, dialogues)
-    if cache_file is not None:
+    payload = (schema, train, per_file)
+    # written only if no input changed while it was read
+    if cache_file is not None and _stat_key(inputs) == key[-1]:
         _cache_write(cache_file, key, payload)
     return payload
 
@@ -561,64 +621,39 @@ def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
 # --------------------------------------------------------------------------- building
 
 
-class _Builder:
-    """Compact tuples -> frozen gold objects.
-
-    Cumulative states repeat from turn to turn (about half of the SGD dev frames), so a
-    frame state and its flat ``"service-slot"`` items are built once per distinct
-    ``(service, slot_values)`` and shared (they are immutable).
-    """
-
-    def __init__(self) -> None:
-        self.keys: dict[tuple[str, str], str] = {}
-        self.states: dict[tuple, tuple[MappingProxyType, tuple]] = {}
-
-    def key(self, service: str, slot: str) -> str:
-        key = self.keys.get((service, slot))
-        if key is None:
-            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
-        return key
-
-    def state(self, service: str, slot_values: tuple) -> tuple[MappingProxyType, tuple]:
-        cache_key = (service, slot_values)
-        found = self.states.get(cache_key)
-        if found is None:
-            ordered = sorted(slot_values)
-            found = (MappingProxyType(dict(ordered)) if ordered else _EMPTY_STATE,
-                     tuple([(self.key(service, slot), values) for slot, values in ordered]))
-            self.states[cache_key] = found
-        return found
-
-    def dialogue(self, compact: tuple) -> GoldDialogue:
-        dialogue_id, services, turns = compact
-        key, get_state = self.key, self.state
+def _build_file(compact: tuple) -> list[GoldDialogue]:
+    """Wrap one file's compact form into frozen gold objects (shared states are shared)."""
+    states, flats, dialogues = compact
+    state_maps = [MappingProxyType(dict(items)) if items else _EMPTY_STATE for items in states]
+    flat_maps = [MappingProxyType(dict(items)) if items else _EMPTY_STATE for items in flats]
+    out = []
+    for dialogue_id, services, turns in dialogues:
         gold_turns = []
-        for index, (raw_index, utterance, response, frames) in enumerate(turns):
+        for index, (raw_index, utterance, response, frames, flat_id, requested,
+                    intents) in enumerate(turns):
             gold_frames = []
-            flat: list[tuple[str, tuple[str, ...]]] = []
-            requested = []
-            intents = {}
-            for service, intent, requested_slots, slot_values, spans in frames:
-                state, flat_items = get_state(service, slot_values)
-                flat.extend(flat_items)
-                gold_frames.append(GoldFrame(
-                    service, intent, requested_slots, state,
-                    tuple([SlotSpan(*span) for span in spans]) if spans else ()))
-                for slot in requested_slots:
-                    requested.append(key(service, slot))
-                if intent != "NONE":
-                    intents[service] = intent
-            if len(gold_frames) > 1:  # one frame: its items are sorted already
-                flat.sort()
+            for service, intent, requested_slots, state_id, spans in frames:
+                if spans:
+                    spans = tuple([SlotSpan(*span) for span in spans])
+                gold_frames.append(GoldFrame(service, intent, requested_slots,
+                                             state_maps[state_id], spans))
             gold_turns.append(GoldTurn(
-                dialogue_id, index, utterance,
-                MappingProxyType(dict(flat)) if flat else _EMPTY_STATE,
-                frozenset(requested),
-                MappingProxyType(intents) if intents else _EMPTY_STATE,
-                tuple([f.service for f in gold_frames]),
-                response, tuple(gold_frames), raw_index,
+                dialogue_id, index, utterance, flat_maps[flat_id], frozenset(requested),
+                MappingProxyType(dict(intents)) if intents else _EMPTY_STATE,
+                tuple([f.service for f in gold_frames]), response, tuple(gold_frames),
+                raw_index,
             ))
-        return GoldDialogue(dialogue_id, tuple(gold_turns), services=services)
+        out.append(GoldDialogue(dialogue_id, tuple(gold_turns), services=services))
+    return out
+
+
+def _check_services(dialogues: list[GoldDialogue], schema: dict, file: str) -> None:
+    for dialogue in dialogues:
+        for turn in dialogue.turns:
+            for service in turn.services:
+                if service not in schema:
+                    raise GoldDataError(f"service {service!r} is not in the schema", file=file,
+                                        dialogue=dialogue.dialogue_id, turn=turn.raw_turn_index)
 
 
 def build_schema(rows: tuple) -> dict[str, ServiceSchema]:
@@ -634,30 +669,26 @@ def load(path: Path, *, split: str | None = None, use_cache: bool | None = None)
 
 
 def _load(source: _Source, use_cache: bool | None) -> GoldSet:
-    schema_rows, train_services, compact = _cached_extract(source, use_cache)
-    seen: set[str] = set()
-    for dialogue in compact:
-        if dialogue[0] in seen:
-            raise GoldDataError("duplicate dialogue id", file=source.shown, dialogue=dialogue[0])
-        seen.add(dialogue[0])
+    schema_rows, train_services, files = _cached_extract(source, use_cache)
     schema = build_schema(schema_rows) if schema_rows is not None else {}
+    dialogues: list[GoldDialogue] = []
+    seen: set[str] = set()
+    for compact in files:
+        for dialogue in _build_file(compact):
+            if dialogue.dialogue_id in seen:
+                raise GoldDataError("duplicate dialogue id", file=source.shown,
+                                    dialogue=dialogue.dialogue_id)
+            seen.add(dialogue.dialogue_id)
+            dialogues.append(dialogue)
     if schema:
-        for dialogue_id, _services, turns in compact:
-            for turn in turns:
-                for frame in turn[3]:
-                    if frame[0] not in schema:
-                        raise GoldDataError(f"service {frame[0]!r} is not in the schema",
-                                            file=source.shown, dialogue=dialogue_id,
-                                            turn=turn[0])
-    builder = _Builder()
-    dialogues = tuple([builder.dialogue(d) for d in compact])
+        _check_services(dialogues, schema, source.shown)
     slots = tuple(flat_slot_key(s.name, slot) for s in schema.values() for slot in s.slots)
     categorical = frozenset(flat_slot_key(s.name, slot) for s in schema.values()
                             for slot in s.categorical)
     return GoldSet(
         corpus="sgd",
         split=source.split,
-        dialogues=dialogues,
+        dialogues=tuple(dialogues),
         source=source.shown,
         slots=slots,
         categorical_slots=categorical,

@@ -113,21 +113,17 @@ class _FlatFrames:
         return PredFrame(service, intent, requested, values, None)
 
 
-def _frames_by_service(turn: PredTurn) -> dict[str, PredFrame]:
-    by_service = {}
-    for frame in turn.frames or ():
-        by_service[frame.service] = frame  # the last frame of a service wins, as officially
-    return by_service
-
-
-def _lookup(by_service: dict[str, PredFrame], service: str) -> PredFrame | None:
-    frame = by_service.get(service)
-    if frame is None:
-        lowered = service.lower()
-        for name, candidate in by_service.items():
-            if name.lower() == lowered:
-                return candidate
-    return frame
+def _hyp_frame(frames: tuple[PredFrame, ...], service: str) -> PredFrame | None:
+    """The predicted frame of ``service``: the last one if several (as officially); service
+    names compared exactly, then case-insensitively."""
+    for frame in reversed(frames):
+        if frame.service == service:
+            return frame
+    lowered = service.lower()
+    for frame in reversed(frames):
+        if frame.service.lower() == lowered:
+            return frame
+    return None
 
 
 # --------------------------------------------------------------------------- groups
@@ -200,19 +196,17 @@ def _score_frames(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
             if options.missing == "skip":
                 continue
             n_missing_turns += 1
-        by_service = None
-        if not missing and pred_turn.frames is not None:
-            by_service = _frames_by_service(pred_turn)
-        elif not missing:
+        pred_frames = None if missing else pred_turn.frames
+        if not missing and pred_frames is None:
             n_flat += 1
         turn_id = len(scored_turns)
         for ref in gold_turn.frames:
             if missing:
                 hyp = _empty_frame(ref.service, has_spans)
-            elif by_service is None:
+            elif pred_frames is None:
                 hyp = flat.frame(pred_turn, ref.service)
             else:
-                hyp = _lookup(by_service, ref.service)
+                hyp = _hyp_frame(pred_frames, ref.service)
                 if hyp is None:
                     n_missing_frames += 1
                     if options.missing == "skip":

@@ -114,6 +114,10 @@ def main() -> int:
           f"anchor's 10.6-22.6 s per file: {ANCHOR_SECONDS[0] / mean:.0f}-"
           f"{ANCHOR_SECONDS[1] / mean:.0f}x on average, >= {ANCHOR_SECONDS[0] / worst:.0f}x "
           f"for every file (goal {SPEEDUP_GOAL:.0f}x)")
+    mean_cpu = sum(cpu.values()) / len(names) + amortised
+    print(f"mean CPU time per file {mean_cpu:.2f} s (incl. gold): "
+          f"{ANCHOR_SECONDS[0] / mean_cpu:.0f}-{ANCHOR_SECONDS[1] / mean_cpu:.0f}x "
+          "(wall time suffers most when other processes share the CPUs)")
     print(f"total for 15 files in one process: {gold_load + sum(best.values()):.1f} s; "
           f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("numbers identical to reference_outputs.json" if not mismatches

@@ -29,6 +29,8 @@ examples:
   dst-eval validate preds.json --gold gold_samples/multiwoz22
   dst-eval preds.json --gold MultiWOZ_2.2 --split test --bootstrap 1000
   dst-eval compare base.json system.json --gold MultiWOZ_2.2 --split test --test both
+  dst-eval report preds.json --gold MultiWOZ_2.2 --split test --html report.html
+  dst-eval leaderboard configs/leaderboard_example.toml --output-dir leaderboard
 
 profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
   trade (CrossWOZ), official (JMultiWOZ).  exit codes: 0 ok, 2 usage,

@@ -40,6 +40,7 @@ import math
 import os
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -73,7 +74,10 @@ SECTION_KEYS = {"title", "corpus", "split", "gold", "profile", "metrics", "rank_
                 "higher_is_better", "bootstrap", "seed", "alpha", "max_submission_mb",
                 "cache_dir", "options"}
 SOURCE_KEYS = {"dir", "glob", "label"}
-OPTION_KEYS = {"missing", "strict", "dontcare", "normalisation", "mwzeval_rules", "pred_format"}
+PATH_OPTIONS = {"db", "goals", "references", "gold_states"}
+"""evaluate() options naming response resources: relative to the config, content-hashed."""
+OPTION_KEYS = {"missing", "strict", "dontcare", "normalisation", "mwzeval_rules",
+               "pred_format", *PATH_OPTIONS}
 """evaluate() options a config may set (gold, profile, corpus, split have their own keys)."""
 METADATA_KEYS = ("name", "authors", "paper", "code", "model_size", "description")
 MANIFEST_KEYS = (*METADATA_KEYS, "predictions")
@@ -158,6 +162,8 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     if unknown:
         raise UsageError(f"unknown [leaderboard.options] keys: {', '.join(unknown)} "
                          f"(known: {', '.join(sorted(OPTION_KEYS))})", file=file)
+    for key in PATH_OPTIONS & set(options):
+        options[key] = str(base / _need(options[key], str, key, file))
     bootstrap = _need(section.get("bootstrap", 1000), int, "bootstrap", file)
     seed = _need(section.get("seed", 12345), int, "seed", file)
     alpha = float(_need(section.get("alpha", 0.05), (int, float), "alpha", file))
@@ -263,8 +269,9 @@ def discover(config: LeaderboardConfig) -> list[Candidate]:
             shown = _display_id(source, match, several)
             resolved = match.resolve()
             if not _inside(resolved, source.root):
-                found[shown] = Candidate(shown, source, match, error="resolves outside the "
-                                         "submissions directory (a symlink?)")
+                found[shown] = Candidate(shown, source, match, entry=match,
+                                         error="resolves outside the submissions directory "
+                                               "(a symlink?)")
             elif match.suffix == ".toml":
                 found[shown] = candidate = _from_manifest(shown, source, match)
                 referenced.add(candidate.predictions)
@@ -386,39 +393,72 @@ def _state_metric(name: str) -> bool:
     return name.startswith(STATE_METRIC_PREFIXES)
 
 
-def _metric_spec(metric: Metric, table: TurnTable) -> dict[str, Any] | None:
-    """How to rebuild ``metric`` from the cache: only dst_eval.metrics classes, JSON state."""
-    cls = type(metric)
-    if (not cls.__module__.startswith("dst_eval.metrics.") or not hasattr(metric, "__dict__")
-            or any(c not in table.columns for c in metric.columns)):
-        return None
-    state = {"name": metric.name, "columns": list(metric.columns), **vars(metric)}
-    try:
-        orjson.dumps(state)
-    except TypeError:
-        return None
-    return {"module": cls.__module__, "class": cls.__qualname__, "state": state}
+def _encode(value: Any) -> Any:
+    """A metric's state as JSON: nested Metric objects as ``{"$metric": {module, class,
+    state}}`` (dst_eval classes only); TypeError for anything else that is not JSON."""
+    if isinstance(value, Metric):
+        cls = type(value)
+        if not cls.__module__.startswith("dst_eval.") or not hasattr(value, "__dict__"):
+            raise TypeError(f"cannot cache a {cls.__qualname__}")
+        state = {"name": value.name, "columns": list(value.columns), **vars(value)}
+        return {"$metric": {"module": cls.__module__, "class": cls.__qualname__,
+                            "state": {k: _encode(v) for k, v in state.items()}}}
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _encode(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float):
+        return value
+    raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-def _metric_from_spec(spec: Mapping[str, Any]) -> Metric | None:
-    module, name = spec.get("module", ""), spec.get("class", "")
-    if not module.startswith("dst_eval.metrics.") or not name.isidentifier():
-        return None
+def _decode(value: Any) -> Any:
+    """Inverse of :func:`_encode` (lists become tuples); only ``dst_eval`` Metric classes are
+    rebuilt, by setting their attributes: nothing from the cache is executed."""
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if not isinstance(value, dict):
+        return value
+    spec = value.get("$metric")
+    if spec is None or len(value) != 1:
+        return {k: _decode(v) for k, v in value.items()}
+    module, name = spec["module"], spec["class"]
+    if not module.startswith("dst_eval.") or not name.isidentifier():
+        raise TypeError(f"refusing to rebuild {module}.{name}")
     cls = getattr(importlib.import_module(module), name, None)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
-        return None
+        raise TypeError(f"{module}.{name} is not a Metric")
     metric = cls.__new__(cls)
-    for key, value in spec["state"].items():
-        setattr(metric, key, tuple(value) if isinstance(value, list) else value)
+    for key, item in spec["state"].items():
+        setattr(metric, key, _decode(item))
     return metric
+
+
+def _table_entry(table: TurnTable, metrics: Iterable[Metric]) -> dict[str, Any] | None:
+    """A statistics table collapsed to per-dialogue column sums (the bootstrap unit), with
+    the metrics that can be cached; None when none can."""
+    encoded = []
+    for metric in metrics:
+        try:
+            if all(c in table.columns for c in metric.columns):
+                encoded.append(_encode(metric))
+        except TypeError:
+            continue
+    if not encoded:
+        return None
+    names = sorted({c for spec in encoded for c in spec["$metric"]["state"]["columns"]})
+    return {"dialogue_ids": list(table.dialogue_ids), "metrics": encoded,
+            "columns": table.dialogue_sums(names)}
 
 
 def _issue_text(issue: Issue) -> str:
     return str(dataclasses.replace(issue, file=None))
 
 
-def report_entry(report: Report, has_states: bool, metadata: Mapping[str, Any]) -> dict:
-    """A report as a cache entry: scores, notes, and per-dialogue statistic sums."""
+def report_entry(report: Report, metadata: Mapping[str, Any], has_states: bool) -> dict:
+    """A report as a cache entry: scores, notes, per-dialogue statistic sums, metrics."""
+    tables = [t for table, metrics in report.stat_tables()
+              if (t := _table_entry(table, metrics)) is not None]
     entry: dict[str, Any] = {
         "format": CACHE_FORMAT,
         "signature": {"corpus": report.signature.corpus, "split": report.signature.split,
@@ -427,34 +467,26 @@ def report_entry(report: Report, has_states: bool, metadata: Mapping[str, Any]) 
                       "version": report.signature.version},
         "scores": report.scores, "coverage": report.coverage,
         "warnings": [_issue_text(i) for i in report.issues], "notes": list(report.notes),
-        "has_states": has_states, "metadata": dict(metadata), "metrics": [],
-        "dialogue_ids": [], "columns": {}}
-    table = report.table
-    if table is not None and report.metric_objects:
-        specs = [s for m in report.metric_objects if (s := _metric_spec(m, table))]
-        names = sorted({c for s in specs for c in s["state"]["columns"]})
-        entry["metrics"] = specs
-        entry["dialogue_ids"] = list(table.dialogue_ids)
-        entry["columns"] = {n: v for n, v in table.dialogue_sums(names).items()}
+        "metadata": dict(metadata), "has_states": has_states, "tables": tables}
     return orjson.loads(orjson.dumps(entry, option=orjson.OPT_SERIALIZE_NUMPY))
 
 
 def entry_report(entry: Mapping[str, Any], source: str) -> Report:
-    """The cache entry as a Report whose table has one row per dialogue (same sums)."""
+    """The cache entry as a Report whose statistics tables have one row per dialogue (the
+    same per-dialogue sums, so the same bootstrap), all in ``extra_tables``."""
     sig = entry["signature"]
     signature = Signature(sig["corpus"], sig["split"], sig["profile"],
                           tuple(tuple(f) for f in sig["fields"]), sig["version"])
     scores = {k: float("nan") if v is None else v for k, v in entry["scores"].items()}
-    table, metrics = None, []
-    if entry["columns"]:
-        ids = entry["dialogue_ids"]
+    tables = []
+    for item in entry["tables"]:
+        ids = list(item["dialogue_ids"])
         table = TurnTable({k: np.asarray(v, dtype=np.float64)
-                           for k, v in entry["columns"].items()},
-                          np.arange(len(ids), dtype=np.int64), list(ids))
-        metrics = [m for spec in entry["metrics"] if (m := _metric_from_spec(spec))]
+                           for k, v in item["columns"].items()},
+                          np.arange(len(ids), dtype=np.int64), ids)
+        tables.append((table, [_decode(m) for m in item["metrics"]]))
     return Report(scores=scores, signature=signature, coverage=entry["coverage"],
-                  notes=list(entry["notes"]), table=table, metric_objects=metrics,
-                  predictions_source=source)
+                  notes=list(entry["notes"]), extra_tables=tables, predictions_source=source)
 
 
 class ScoreCache:
@@ -492,6 +524,8 @@ class Scorer:
     cache: ScoreCache
     gold: GoldSet = field(init=False)
     gold_hash: str = field(init=False)
+    options_key: dict[str, Any] = field(init=False)
+    """The options in the cache key, resource paths replaced by their content hashes."""
     scored: list[str] = field(default_factory=list)
     """Ids of the submissions evaluated (not taken from the cache) in this run."""
 
@@ -499,12 +533,18 @@ class Scorer:
         self.gold_hash = content_hash(self.config.gold) if self.config.gold.exists() else ""
         self.gold = load_gold(self.config.gold, corpus=self.config.corpus,
                               split=self.config.split)
+        for key in PATH_OPTIONS & set(self.config.options):
+            if not Path(self.config.options[key]).exists():
+                raise UsageError(f"[leaderboard.options] {key}: not found",
+                                 file=self.config.options[key])
+        self.options_key = {k: content_hash(Path(v)) if k in PATH_OPTIONS else v
+                            for k, v in sorted(self.config.options.items())}
 
     def key(self, submission_hash: str) -> str:
         fields = {"format": CACHE_FORMAT, "submission": submission_hash, "gold": self.gold_hash,
                   "corpus": self.gold.corpus, "split": self.gold.split,
-                  "profile": self.config.profile, "options": dict(sorted(
-                      self.config.options.items())), "harness": harness_fingerprint()}
+                  "profile": self.config.profile, "options": self.options_key,
+                  "harness": harness_fingerprint()}
         return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     def entry(self, candidate: Candidate, *, use_cache: bool = True) -> dict[str, Any]:
@@ -539,7 +579,7 @@ class Scorer:
             message = " ".join(str(exc).split())[:200]
             raise Refused(f"internal error while scoring ({type(exc).__name__}: {message}); "
                           "please report it") from None
-        return report_entry(report, predictions.has_states, predictions.metadata)
+        return report_entry(report, predictions.metadata, predictions.has_states)
 
 
 # ---- ranking ---------------------------------------------------------------------------
@@ -582,7 +622,8 @@ class Leaderboard:
 
 def make_row(candidate: Candidate, entry: Mapping[str, Any],
              config: LeaderboardConfig) -> Row:
-    """Metadata checks and the no-states rule on a scored submission; Refused if invalid."""
+    """A scored submission's row (metadata checked, notes for n/a metrics); Refused if
+    invalid."""
     if not entry["coverage"].get("coverage"):
         raise Refused("no prediction for any gold turn: none of its dialogue ids is in the "
                       "gold data")
@@ -595,20 +636,38 @@ def make_row(candidate: Candidate, entry: Mapping[str, Any],
         raw, allowed = entry["metadata"], METADATA_KEYS
     metadata, notes = clean_metadata(raw, default_name=default, allowed=allowed)
     report = entry_report(entry, candidate.id)
-    if not entry["has_states"]:
-        state_metrics = [n for n in report.scores if _state_metric(n)]
-        for name in state_metrics:
-            report.scores[name] = float("nan")
-        report.metric_objects = [m for m in report.metric_objects if not _state_metric(m.name)]
-        if state_metrics:
-            notes.append("no dialogue states ('state') in the predictions: state metrics "
-                         f"({', '.join(state_metrics[:3])}, ...) are n/a")
+    notes += _drop_inconsistent_statistics(report)
+    absent = [m for m in config.metrics if m not in report.scores]
+    stateless = [m for m in absent if not entry["has_states"] and _state_metric(m)]
+    if stateless:
+        notes.append(f"no dialogue states ('state') in the predictions: {', '.join(stateless)} "
+                     "n/a")
+    notes += [f"{name}: not computed for this submission" for name in absent
+              if name not in stateless
+              and not any(n.startswith(f"{name}: n/a") for n in report.notes)]
     scores = {m: float(report.scores.get(m, float("nan"))) for m in config.metrics}
-    for name in config.metrics:
-        if name not in report.scores:
-            notes.append(f"{name}: not computed for this submission")
     return Row(candidate.id, metadata, report, scores, float(entry["coverage"]["coverage"]),
                list(entry["warnings"]), notes + list(report.notes))
+
+
+def _drop_inconsistent_statistics(report: Report) -> list[str]:
+    """Keep a metric's statistics only if they reproduce its score (else its interval and
+    tests would describe another number); notes for those dropped."""
+    notes, kept_tables = [], []
+    for table, metrics in report.extra_tables:
+        kept = []
+        for metric in metrics:
+            value, score = metric.score(table), report.scores.get(metric.name, float("nan"))
+            if math.isclose(value, score, rel_tol=1e-9, abs_tol=1e-12) or (
+                    math.isnan(value) and math.isnan(score)):
+                kept.append(metric)
+            else:
+                notes.append(f"{metric.name}: no interval or test (its per-dialogue "
+                             f"statistics give {value:.6g}, not the score {score:.6g})")
+        if kept:
+            kept_tables.append((table, kept))
+    report.extra_tables = kept_tables
+    return notes
 
 
 def _finite(value: float | None) -> bool:
@@ -628,10 +687,16 @@ def rank_rows(rows: list[Row], config: LeaderboardConfig) -> list[Row]:
     return ranked + unranked
 
 
-def _restricted(report: Report, names: Iterable[str]) -> Report:
+def _restricted(report: Report, names: Iterable[str],
+                signature: Signature | None = None) -> Report:
+    """A copy whose statistics tables keep only the metrics ``names`` (and, for a paired
+    test, the leader's signature: rows of one board were scored with the same settings,
+    but submissions without states lack the DST fields)."""
     names = set(names)
-    return dataclasses.replace(report, metric_objects=[m for m in report.metric_objects
-                                                       if m.name in names], extra={})
+    tables = [(t, kept) for t, metrics in report.stat_tables()
+              if (kept := [m for m in metrics if m.name in names])]
+    return dataclasses.replace(report, table=None, metric_objects=[], extra_tables=tables,
+                               extra={}, signature=signature or report.signature)
 
 
 def add_statistics(rows: list[Row], config: LeaderboardConfig) -> dict[str, str]:
@@ -640,19 +705,18 @@ def add_statistics(rows: list[Row], config: LeaderboardConfig) -> dict[str, str]
     fields: dict[str, str] = {}
     for row in rows:
         report = _restricted(row.report, config.metrics)
-        if report.table is None or not report.metric_objects:
-            continue
-        fields = add_bootstrap(report, config.bootstrap, config.seed)
-        row.intervals = report.extra["confidence_intervals"]
+        if report.stat_tables():
+            fields = add_bootstrap(report, config.bootstrap, config.seed)
+            row.intervals = report.extra["confidence_intervals"]
     ranked = [r for r in rows if r.rank is not None]
-    if not ranked or not all(_rank_metric(r, config.rank_by) for r in ranked):
+    if not ranked or not all(_rank_statistics(r, config.rank_by) for r in ranked):
         return fields  # no per-turn statistics behind the ranking metric: no tests
     leader = _restricted(ranked[0].report, [config.rank_by])
     for row in ranked[1:]:
+        system = _restricted(row.report, [config.rank_by], leader.signature)
         try:
-            result = compare_reports([leader, _restricted(row.report, [config.rank_by])],
-                                     test="bs", n=config.bootstrap, seed=config.seed,
-                                     names=[ranked[0].id, row.id])
+            result = compare_reports([leader, system], test="bs", n=config.bootstrap,
+                                     seed=config.seed, names=[ranked[0].id, row.id])
         except UsageError:  # e.g. missing = "skip" scored other dialogues or turns
             row.notes.append("no test against rank 1: the two were scored on different "
                              "dialogues or turns (options.missing = 'skip'?)")
@@ -662,20 +726,22 @@ def add_statistics(rows: list[Row], config: LeaderboardConfig) -> dict[str, str]
     return fields
 
 
-def _rank_metric(row: Row, name: str) -> Metric | None:
-    return next((m for m in row.report.metric_objects if m.name == name), None)
+def _rank_statistics(row: Row, name: str) -> tuple[TurnTable, Metric] | None:
+    """The (per-dialogue table, metric) behind the ranking metric, if any."""
+    return next(((table, m) for table, metrics in row.report.stat_tables() for m in metrics
+                 if m.name == name), None)
 
 
 def _rank_intervals(ranked: list[Row], config: LeaderboardConfig) -> None:
-    ids = ranked[0].report.table.dialogue_ids
-    if any(r.report.table.dialogue_ids != ids for r in ranked):
+    statistics = [_rank_statistics(row, config.rank_by) for row in ranked]
+    ids = statistics[0][0].dialogue_ids
+    if any(table.dialogue_ids != ids for table, _ in statistics):
         return
     counts = resample_counts(resample_indices(len(ids), config.bootstrap, seed=config.seed),
                              len(ids))
     scores = []
-    for row in ranked:
-        metric = _rank_metric(row, config.rank_by)
-        sums = row.report.table.dialogue_sums(metric.columns)
+    for table, metric in statistics:
+        sums = table.dialogue_sums(metric.columns)
         values = metric.from_sums({c: counts @ sums[c] for c in metric.columns})
         scores.append(np.broadcast_to(np.asarray(values, dtype=float), (config.bootstrap,)))
     matrix = np.vstack(scores) * (1.0 if config.higher_is_better else -1.0)
@@ -687,13 +753,31 @@ def _rank_intervals(ranked: list[Row], config: LeaderboardConfig) -> None:
                              int(system_ranks[config.bootstrap - lower - 1]))
 
 
-def _common_notes(rows: list[Row]) -> list[str]:
-    if not rows:
-        return []
-    common = [n for n in rows[0].notes if all(n in r.notes for r in rows[1:])]
+def _shared_notes(rows: list[Row]) -> list[str]:
+    """Notes of several rows, once each (naming the rows unless all have it); each row keeps
+    only its own."""
+    counts = Counter(note for row in rows for note in dict.fromkeys(row.notes))
+    shared = []
+    for note in dict.fromkeys(note for row in rows for note in row.notes):
+        holders = [row.metadata["name"] for row in rows if note in row.notes]
+        if len(holders) > 1:
+            shared.append(note if len(holders) == len(rows) else
+                          f"{note} [{', '.join(holders)}]")
     for row in rows:
-        row.notes = [n for n in row.notes if n not in common]
-    return common
+        row.notes = [note for note in row.notes if counts[note] == 1]
+    return shared
+
+
+def _statistics_notes(rows: list[Row], config: LeaderboardConfig) -> list[str]:
+    """Say which shown metrics have no intervals (no per-dialogue statistics behind them)."""
+    notes = []
+    for metric in config.metrics:
+        scored = [r for r in rows if _finite(r.scores[metric])]
+        if scored and not any(metric in r.intervals for r in scored):
+            tests = ", rank intervals or tests" if metric == config.rank_by else ""
+            notes.append(f"{metric}: no intervals{tests} (its reports keep no per-dialogue "
+                         "statistics)")
+    return notes
 
 
 def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
@@ -725,13 +809,25 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     rows = rank_rows(rows, config)
     fields = add_statistics(rows, config) or {"bs": str(config.bootstrap),
                                               "seed": str(config.seed)}
-    signatures = sorted({r.report.signature.format() for r in rows})
-    signature = (rows[0].report.signature.with_fields(**fields).format()
-                 if len(signatures) == 1 else " / ".join(signatures))
+    signature = board_signature(rows, fields)
     for row in rows:
         row.warnings = [_relative_text(w, roots) for w in row.warnings]
+    notes = _shared_notes(rows) + _statistics_notes(rows, config)
     return Leaderboard(config, signature, config.gold.name, scorer.gold_hash, rows,
-                       sorted(invalid, key=lambda i: i.id), _common_notes(rows), scorer.scored)
+                       sorted(invalid, key=lambda i: i.id), notes, scorer.scored)
+
+
+def board_signature(rows: list[Row], fields: Mapping[str, str]) -> str:
+    """The rows' common signature plus the bootstrap fields. Submissions without states
+    lack the DST fields of the others, so the fields are the union, in order, starting
+    from the row with the most."""
+    if not rows:
+        return ""
+    signatures = sorted((r.report.signature for r in rows), key=lambda s: -len(s.fields))
+    merged = dict(signatures[0].fields)
+    for other in signatures[1:]:
+        merged.update({k: v for k, v in other.fields if k not in merged})
+    return signatures[0].with_fields(**merged, **fields).format()
 
 
 def _unique_names(rows: list[Row], invalid: list[Invalid]) -> list[Row]:
@@ -765,15 +861,22 @@ def _relative_text(text: str, roots: Sequence[str]) -> str:
 def check_candidate(config: LeaderboardConfig, path: Path) -> Candidate:
     """The ``--check`` submission (always rescored): the leaderboard's own when ``path`` is a
     discovered submission or the predictions file of one (then with its metadata file);
-    otherwise a new one, whose own directory confines its metadata paths."""
-    resolved = path.resolve()
+    otherwise a new one, whose own directory confines its metadata paths. A path inside a
+    submissions directory that resolves outside it is refused, as in the leaderboard."""
     if not path.exists():
         raise UsageError("submission to check not found", file=str(path))
+    resolved, lexical = path.resolve(), Path(os.path.abspath(path))
     for candidate in discover(config):
-        if resolved in (candidate.entry, candidate.predictions):
+        if {resolved, lexical} & {candidate.entry, candidate.predictions}:
             return dataclasses.replace(candidate, rescore=True)
     several = len(config.sources) > 1
     for source in config.sources:
+        if _inside(lexical, source.root) and lexical != source.root:
+            shown = _display_id(source, lexical, several)
+            if not _inside(resolved, source.root):
+                return Candidate(shown, source, lexical, error="resolves outside the "
+                                 "submissions directory (a symlink?)", rescore=True)
+            break
         if _inside(resolved, source.root) and resolved != source.root:
             shown = _display_id(source, resolved, several)
             break

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import EXIT_OK, UsageError
+from .gold import GoldSet
+from .predictions import PredictionSet
 from .report import Report
 
 BREAKDOWNS = ("domain", "slot", "depth")
@@ -48,7 +50,8 @@ def build_report_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def report_with_breakdowns(predictions, gold, args: argparse.Namespace) -> Report:
+def report_with_breakdowns(predictions: PredictionSet, gold: GoldSet,
+                           args: argparse.Namespace) -> Report:
     """``evaluate`` with as many of :data:`BREAKDOWNS` as the profile offers."""
     from .api import evaluate
 

@@ -80,18 +80,30 @@ def richness(token_lists: Sequence[Sequence[str]], *, window_length: int = 50) -
     """
     if not token_lists:
         raise ValueError("richness needs at least one response")
+    # Identical responses are counted once, times their multiplicity. A repeated response
+    # brings no new n-gram, so the counters get their keys in the same (first-seen) order
+    # as turn-by-turn counting and every sum below runs in the same order.
+    multiplicity: dict[tuple[str, ...], int] = {}
+    all_tokens: list[str] = []
+    for tokens in token_lists:
+        tokens = tuple(tokens)
+        multiplicity[tokens] = multiplicity.get(tokens, 0) + 1
+        all_tokens.extend(tokens)
+    n_tokens = len(all_tokens)
     unigrams: Counter = Counter()
     bigrams: Counter = Counter()
     trigrams: Counter = Counter()
-    all_tokens: list[str] = []
-    n_tokens = 0
-    for tokens in token_lists:
-        tokens = list(tokens)
-        all_tokens.extend(tokens)
-        n_tokens += len(tokens)
-        unigrams.update(tokens)
-        bigrams.update(zip(tokens, tokens[1:], strict=False))
-        trigrams.update(zip(tokens, tokens[1:], tokens[2:], strict=False))
+    for tokens, times in multiplicity.items():
+        grams = (
+            (unigrams, tokens),
+            (bigrams, zip(tokens, tokens[1:], strict=False)),
+            (trigrams, zip(tokens, tokens[1:], tokens[2:], strict=False)),
+        )
+        for counter, ngrams in grams:
+            if times == 1:
+                counter.update(ngrams)
+            else:
+                counter.update({g: c * times for g, c in Counter(ngrams).items()})
 
     total = sum(unigrams.values())
     entropy = 0.0

@@ -170,7 +170,7 @@ def test_small_board_renders_metadata_escaped_and_self_contained(small):
     assert str(small.root) not in (small.out / "leaderboard.json").read_text(encoding="utf-8")
 
 
-def test_small_board_refuses_unsafe_submissions(small):
+def test_small_board_refuses_unsafe_submissions(small, capsys):
     outside = small.root / "outside.json"
     outside.write_bytes(orjson.dumps(small.files["sample.json"]))
     (small.subs / "escape.toml").write_text('name = "Escape"\npredictions = "../outside.json"\n')
@@ -205,6 +205,14 @@ def test_small_board_refuses_unsafe_submissions(small):
     assert valid["named.toml"]["scores"] == valid["sample.json"]["scores"]
     # the manifest's predictions file is not a second submission of its own
     assert "nested/preds.json" not in valid
+    # --check refuses the same way, whether the file is listed or not (*.data is not)
+    (small.subs / "new-link.data").symlink_to(outside)
+    capsys.readouterr()
+    for name, reason in (("link.json", "resolves outside"), ("new-link.data", "resolves outside"),
+                         ("escape.toml", "escapes the submissions directory")):
+        code = run_leaderboard([str(small.config), "--output-dir", str(small.out), "--check",
+                                str(small.subs / name)])
+        assert code == 3 and reason in capsys.readouterr().out
 
 
 def test_duplicate_names_are_invalid(small):
@@ -443,3 +451,17 @@ def test_check_of_a_listed_file_uses_its_metadata_file(small, capsys):
         assert code == 0 and calls == ["predictions.json"]
         assert "team/submission.toml: would rank 3 of 4" in out  # ties worse.json
         assert "| 3 | 2–3 | **Team** |  | [paper](https://example.org/team) |" in out
+
+
+def test_skip_option_without_a_paired_test(small):
+    partial = dict(list(small.files["sample.json"].items())[1:])
+    (small.subs / "partial.json").write_bytes(orjson.dumps(partial))
+    small.config.write_text(small.config.read_text().replace(
+        "[[submissions]]", '[leaderboard.options]\nmissing = "skip"\n\n[[submissions]]', 1))
+    code, data, _, _ = build(small)
+    assert code == 0
+    row = next(r for r in data["rows"] if r["submission"] == "partial.json")
+    report = evaluate(small.subs / "partial.json", gold=small.gold, missing="skip")
+    assert row["scores"][JGA] == report.scores[JGA] and "missing:skip" in data["signature"]
+    assert row["p_vs_leader"] is None and row["tied_with_leader"] is False
+    assert any(n.startswith("no test against rank 1") for n in row["notes"])

@@ -365,6 +365,22 @@ def test_normalize_response(raw: str, normalised: str) -> None:
     assert normalize_response(raw)[0] == normalised
 
 
+def test_fast_moses_tokenizer_equals_sacremoses(predictions) -> None:
+    """The set-based islower/isanyalpha give sacremoses' own tokenisation."""
+    from sacremoses import MosesTokenizer
+
+    from dst_eval.multiwoz.delex import _MOSES_TOKENIZER
+
+    plain = MosesTokenizer(lang="en")
+    texts = sorted({t["response"] for name in ("soloist", "dots") for turns in
+                    predictions(name).values() for t in turns})
+    sample = random.Random(1).sample(texts, 1500)
+    sample += ["e.g. the U.S. and i.e. this", "Mr. Smith at 9 a.m. today. then", "", "x. Y. z."]
+    for text in sample:
+        for variant in (text, text.lower()):
+            assert _MOSES_TOKENIZER.tokenize(variant) == plain.tokenize(variant), variant
+
+
 def test_unknown_placeholders_are_returned() -> None:
     assert normalize_response("[hotel] and [restaurant] near [value_area]")[1] == (
         "hotel", "restaurant")

@@ -355,6 +355,7 @@ def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
                      count=n_gold - len(turns))
     all_states = all_active = True
     read: list[_Turn] = []
+    previous: tuple[Any, State] | None = None  # states often repeat turn after turn
     for index, turn in enumerate(turns):
         if not isinstance(turn, dict):
             raise PredictionError("a turn must be an object with a 'response'", file=file,
@@ -364,7 +365,15 @@ def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
         if index >= n_gold:
             continue
         where = _where(key, index)
-        state = _read_state(turn["state"], where, problems) if "state" in turn else None
+        state = None
+        if "state" in turn:
+            if previous is not None and turn["state"] == previous[0]:
+                state = previous[1]  # read-only downstream: sharing is safe
+            else:
+                bad_before = problems.counts["bad_state"]
+                state = _read_state(turn["state"], where, problems)
+                clean = problems.counts["bad_state"] == bad_before
+                previous = (turn["state"], state) if clean else None
         active = (_read_active(turn["active_domains"], where, problems)
                   if "active_domains" in turn else None)
         read.append(_Turn(_read_response(turn, where, problems), state, active))

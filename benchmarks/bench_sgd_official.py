@@ -14,8 +14,10 @@ user's ``dst-eval`` run. Runs:
 
 each with a warm gold cache (the normal case after the first run) and without it
 (``DST_EVAL_NO_CACHE=1``), and with one worker process (the default) or none
-(``DST_EVAL_WORKERS=1``). CPU = user + sys of the process and its worker, less
-sensitive than wall time to other load on the machine. Peak RSS is ``ru_maxrss`` of the
+(``DST_EVAL_WORKERS=1``); "GC off" runs the chain with the cyclic garbage collector
+disabled, what a short-lived CLI process can afford (the ~1M gold and prediction objects
+are acyclic, yet each collection re-scans them). CPU = user + sys of the process and its
+worker, less sensitive than wall time to other load on the machine. Peak RSS is ``ru_maxrss`` of the
 main process; the worker's own peak (it parses half of the prediction files) is shown
 apart -- the two overlap in time, so their sum bounds the footprint from above (it counts
 the pages they share twice).
@@ -52,8 +54,10 @@ print(json.dumps([t1 - t0, report.scores["joint_goal_accuracy"], own, worker]))
 """
 
 CHILD_CHAIN = """
-import json, resource, sys, time
+import gc, json, os, resource, sys, time
 t0 = time.perf_counter()
+if os.environ.get("BENCH_GC_OFF") == "1":
+    gc.disable()
 from dst_eval.alignment import align
 from dst_eval.loaders import load_gold
 from dst_eval.profiles import ScoreOptions, get_profile
@@ -98,9 +102,12 @@ def main() -> None:
                                                 "make_corrupt.py"), str(gold), str(pred),
                             "--mode", "drop", "--every", "5"], check=True, capture_output=True)
         cache = Path(tmp) / "cache"
-        base = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-        base.pop("DST_EVAL_NO_CACHE", None)
-        base.pop("DST_EVAL_WORKERS", None)
+        # bytecode cached as in any normal installation (under tmp, not in the source tree)
+        base = {**os.environ, "XDG_CACHE_HOME": str(cache),
+                "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache")}
+        for name in ("DST_EVAL_NO_CACHE", "DST_EVAL_WORKERS", "PYTHONDONTWRITEBYTECODE"):
+            base.pop(name, None)
+        run(CHILD_EVALUATE, pred, gold, base)  # compiles the modules
         run(CHILD_CHAIN, pred, gold, base)  # fills the gold cache
         configs = [
             ("evaluate(), warm cache", CHILD_EVALUATE, {}),
@@ -109,6 +116,7 @@ def main() -> None:
             ("chain, warm cache, no worker", CHILD_CHAIN, {"DST_EVAL_WORKERS": "1"}),
             ("chain, no cache, no worker", CHILD_CHAIN,
              {"DST_EVAL_NO_CACHE": "1", "DST_EVAL_WORKERS": "1"}),
+            ("chain, warm cache, GC off", CHILD_CHAIN, {"BENCH_GC_OFF": "1"}),
         ]
         print(f"SGD dev, sgd-official, predictions {pred} ({args.repeat} runs each; "
               f"official scorer: {OFFICIAL_SECONDS[0]}-{OFFICIAL_SECONDS[1]} s, "

@@ -35,8 +35,10 @@ def merge_responses(report: Report, responses: ResponseResult) -> None:
     report.scores.update(responses.scores)
     if responses.not_applicable:
         report.extra.setdefault("not_applicable", {}).update(responses.not_applicable)
-        report.notes += [f"{name}: n/a ({why})"
-                         for name, why in responses.not_applicable.items()]
+        by_reason: dict[str, list[str]] = {}
+        for name, why in responses.not_applicable.items():
+            by_reason.setdefault(why, []).append(name)
+        report.notes += [f"{', '.join(names)}: n/a ({why})" for why, names in by_reason.items()]
     for group, metrics in responses.groups.items():
         report.groups.setdefault(group, {}).update(metrics)
     if responses.official is not None:

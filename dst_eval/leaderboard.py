@@ -34,6 +34,7 @@ same serialise/parse path as cached ones, which is what makes outputs byte-ident
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import hashlib
 import importlib
 import math
@@ -643,11 +644,19 @@ def make_row(candidate: Candidate, entry: Mapping[str, Any],
         notes.append(f"no dialogue states ('state') in the predictions: {', '.join(stateless)} "
                      "n/a")
     notes += [f"{name}: not computed for this submission" for name in absent
-              if name not in stateless
-              and not any(n.startswith(f"{name}: n/a") for n in report.notes)]
+              if name not in stateless and not _explained(name, report.notes)]
     scores = {m: float(report.scores.get(m, float("nan"))) for m in config.metrics}
     return Row(candidate.id, metadata, report, scores, float(entry["coverage"]["coverage"]),
                list(entry["warnings"]), notes + list(report.notes))
+
+
+def _explained(metric: str, notes: Iterable[str]) -> bool:
+    """Whether a scorer note says why ``metric`` is n/a (``"a, b*: n/a (reason)"``)."""
+    for note in notes:
+        names, marker, _ = note.partition(": n/a")
+        if marker and any(fnmatch.fnmatchcase(metric, n.strip()) for n in names.split(",")):
+            return True
+    return False
 
 
 def _drop_inconsistent_statistics(report: Report) -> list[str]:
@@ -846,7 +855,8 @@ def _unique_names(rows: list[Row], invalid: list[Invalid]) -> list[Row]:
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:
     known = {name for row in rows for name in row.report.scores}
-    unknown = [m for m in config.metrics if rows and m not in known]
+    unknown = [m for m in config.metrics if rows and m not in known
+               and not any(_explained(m, row.report.notes) for row in rows)]
     if unknown:
         raise UsageError(f"metric {unknown[0]!r} of the config is not computed by profile "
                          f"{rows[0].report.signature.profile}; known: {', '.join(sorted(known))}")

@@ -12,8 +12,11 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import orjson
 import pytest
+from dst_eval.metrics.base import TurnTable
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.resampling import resample_indices
 from helpers import oracle_predictions
 
@@ -22,9 +25,12 @@ from dst_eval.cli import main
 from dst_eval.errors import UsageError
 from dst_eval.leaderboard_cli import run_leaderboard
 from dst_eval.loaders import load_gold
+from dst_eval.report import Report
+from dst_eval.signature import Signature
 from dst_eval.significance import compare_reports
 
 JGA = "joint_goal_accuracy"
+MWZ_METRICS = (JGA, "slot_f1", "inform", "bleu", "combined")
 OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
 
 
@@ -293,7 +299,7 @@ def mwz_board(shared_dir: Path, tmp_path_factory) -> SimpleNamespace:
     (broken / "link.json").symlink_to(predictions / "augpt.json")
     config = write_config(
         root / "board.toml", gold=shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
-        corpus="multiwoz21", metrics=(JGA, "slot_f1", "average_goal_accuracy"),
+        corpus="multiwoz21", metrics=MWZ_METRICS,
         extra='split = "test"\nmax_submission_mb = 4',
         sources=[{"dir": str(predictions), "label": "mwzeval"},
                  {"dir": str(broken), "label": "broken", "glob": ["*.json", "*.toml"]}])
@@ -337,12 +343,17 @@ def test_mwz_board_scores_every_valid_and_lists_every_broken_submission(mwz_boar
     assert "resolves outside the submissions directory" in reasons["broken/link.json"]
 
 
-def test_mwz_board_scores_and_ranks_are_evaluates(mwz_board, mwz21_test):
+@pytest.fixture(scope="module")
+def mwz_reports(mwz_board, mwz21_test) -> dict:
+    """evaluate() on two files, with the board's bootstrap, independently of the board."""
+    return {name: evaluate(mwz_board.predictions / name, gold=mwz21_test, bootstrap=1000,
+                           seed=12345) for name in ("augpt.json", "labes.json")}
+
+
+def test_mwz_board_scores_and_ranks_are_evaluates(mwz_board, mwz_reports):
     rows = {r["submission"].split("/")[1]: r for r in mwz_board.data1["rows"]}
-    for name in ("augpt.json", "labes.json", "dots.json"):
-        report = evaluate(mwz_board.predictions / name, gold=mwz21_test)
-        assert rows[name]["scores"] == {m: report.scores[m] for m in
-                                        (JGA, "slot_f1", "average_goal_accuracy")}
+    for name, report in mwz_reports.items():
+        assert rows[name]["scores"] == {m: report.scores[m] for m in MWZ_METRICS}
     # unranked = exactly the files that predict no state at all
     stateless = {p.name for p in mwz_board.predictions.glob("*.json")
                  if not any("state" in turn for turns in orjson.loads(p.read_bytes()).values()
@@ -354,19 +365,30 @@ def test_mwz_board_scores_and_ranks_are_evaluates(mwz_board, mwz21_test):
     assert [r["rank"] for r in ranked] == list(range(1, 11))
     scores = [r["scores"][JGA] for r in ranked]
     assert scores == sorted(scores, reverse=True) and ranked[0]["submission"].endswith("augpt.json")
-    for name in stateless:
-        assert any("no dialogue states" in n for n in rows[name]["notes"])
+    names = ", ".join(rows[n]["name"] for n in sorted(stateless))
+    assert ("no dialogue states ('state') in the predictions: joint_goal_accuracy, slot_f1 n/a "
+            f"[{names}]") in mwz_board.data1["notes"]
+    for name in stateless:  # the response metrics are still there
+        assert rows[name]["scores"][JGA] is None and rows[name]["scores"]["inform"] > 0.8
     assert rows["labes.json"]["coverage"] == pytest.approx(1 - 615 / 7372)
 
 
-def test_mwz_board_intervals_and_test_against_the_leader(mwz_board, mwz21_test):
+def test_mwz_board_intervals_and_test_against_the_leader(mwz_board, mwz_reports):
     rows = {r["submission"].split("/")[1]: r for r in mwz_board.data1["rows"]}
-    augpt, labes = (evaluate(mwz_board.predictions / n, gold=mwz21_test, bootstrap=1000,
-                             seed=12345) for n in ("augpt.json", "labes.json"))
-    for name, report in (("augpt.json", augpt), ("labes.json", labes)):
-        expected = report.extra["confidence_intervals"][JGA]
-        assert rows[name]["ci"][JGA]["ci_low"] == pytest.approx(expected["ci_low"], rel=1e-12)
-        assert rows[name]["ci"][JGA]["ci_high"] == pytest.approx(expected["ci_high"], rel=1e-12)
+    augpt, labes = mwz_reports["augpt.json"], mwz_reports["labes.json"]
+    # DST (per turn), inform (per dialogue) and BLEU (per segment) statistics, all cached as
+    # per-dialogue sums, give evaluate()'s own intervals
+    for metric in (JGA, "inform", "bleu"):
+        expected = augpt.extra["confidence_intervals"][metric]
+        for key in ("ci_low", "ci_high", "mean"):
+            assert rows["augpt.json"]["ci"][metric][key] == pytest.approx(expected[key],
+                                                                          rel=1e-12)
+    expected = labes.extra["confidence_intervals"][JGA]
+    assert rows["labes.json"]["ci"][JGA]["ci_low"] == pytest.approx(expected["ci_low"],
+                                                                    rel=1e-12)
+    assert all(row["ci"]["combined"] is None for row in mwz_board.data1["rows"])
+    assert ("combined: no intervals (its reports keep no per-dialogue statistics)"
+            in mwz_board.data1["notes"])
     p = compare_reports([augpt, labes], n=1000, seed=12345)["systems"][1]["scores"][JGA]["p_bs"]
     assert rows["labes.json"]["p_vs_leader"] == pytest.approx(p, rel=1e-12)
     assert p == pytest.approx(1 / 1001) and rows["labes.json"]["tied_with_leader"] is False
@@ -465,3 +487,36 @@ def test_skip_option_without_a_paired_test(small):
     assert row["scores"][JGA] == report.scores[JGA] and "missing:skip" in data["signature"]
     assert row["p_vs_leader"] is None and row["tied_with_leader"] is False
     assert any(n.startswith("no test against rank 1") for n in row["notes"])
+
+
+def test_statistics_that_do_not_reproduce_the_score_are_dropped():
+    table = TurnTable({"jga": np.array([1.0, 0.0, 1.0]), "turn": np.array([1.0, 1.0, 1.0])},
+                      np.arange(3), ["a", "b", "c"])
+    good = Report(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
+                  extra_tables=[(table, [JointGoalAccuracy()])])
+    assert leaderboard._drop_inconsistent_statistics(good) == [] and good.stat_tables()
+    bad = Report(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
+                 extra_tables=[(table, [JointGoalAccuracy()])])
+    assert leaderboard._drop_inconsistent_statistics(bad) == [
+        "joint_goal_accuracy: no interval or test (its per-dialogue statistics give 0.666667, "
+        "not the score 0.5)"]
+    assert bad.stat_tables() == []
+
+
+def test_a_metric_missing_without_a_reason_gets_a_note(small):
+    small.config.write_text(small.config.read_text().replace(
+        'metrics = ["joint_goal_accuracy", "slot_f1"]',
+        'metrics = ["joint_goal_accuracy", "slot_f1", "inform", "requested_slots_f1", "nope"]'))
+    # "nope" is computed for no submission: a usage error naming the known metrics
+    with pytest.raises(UsageError, match="metric 'nope' of the config is not computed"):
+        run_leaderboard([str(small.config), "--output-dir", str(small.out)])
+    small.config.write_text(small.config.read_text().replace(', "nope"', ""))
+    code, data, _, _ = build(small)
+    assert code == 0
+    sample = next(r for r in data["rows"] if r["submission"] == "sample.json")
+    # inform and requested_slots_f1 are n/a with the scorer's reasons: no extra note
+    assert sample["scores"]["inform"] is None and sample["scores"]["requested_slots_f1"] is None
+    assert not any("not computed" in n for r in data["rows"] for n in r["notes"] + data["notes"])
+    assert leaderboard._explained("requested_slots_f1", ["requested_slots_*: n/a (none)"])
+    assert leaderboard._explained("bleu", ["inform, bleu: n/a (no goals)"])
+    assert not leaderboard._explained("bleu", ["bleu_segmented: n/a (x)", "bleu: 17"])

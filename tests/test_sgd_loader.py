@@ -137,6 +137,16 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
     as_array = _write(tmp_path / "one" / "records.json", [_to_hf(d) for d in native])
     no_schema = sgd.load(as_array, use_cache=False)
     assert no_schema.dialogues == sample.dialogues and dict(no_schema.schema) == {}
+    # the HF "schema" config: slots and intents columnar too
+    services = json.loads((sample_dir / "schema.json").read_text())
+    _write(tmp_path / "one" / "schema.json", [
+        {"service_name": s["service_name"], "description": s["description"],
+         "slots": {k: [slot[k] for slot in s["slots"]]
+                   for k in ("name", "description", "is_categorical", "possible_values")},
+         "intents": {k: [intent[k] for intent in s["intents"]]
+                     for k in ("name", "description", "is_transactional")}}
+        for s in services])
+    assert sgd.load(as_array, use_cache=False).schema == sample.schema
 
 
 # --------------------------------------------------------------------------- errors

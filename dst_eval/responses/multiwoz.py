@@ -150,7 +150,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         examples = "; ".join(str(e) for e in problem.get("examples", [])[:3])
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"
                                                                    if examples else ""))
-    tables = _bootstrap_tables(result)
+    tables = _bootstrap_tables(result, options.missing)
     return ResponseResult(
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
@@ -163,17 +163,38 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
     )
 
 
-def _bootstrap_tables(result: dict[str, Any]) -> list[tuple[TurnTable, list[Metric]]]:
-    """Per-segment BLEU statistics and per-dialogue inform/success, for dialogue resampling."""
+class CombinedScore(Metric):
+    """Combined = 0.5·(100·inform + 100·success) + BLEU, from per-dialogue sums."""
+
+    name = "combined"
+
+    def __init__(self, bleu: BleuMetric) -> None:
+        self.bleu = bleu
+        self.columns = ("inform", "success", "scored", *bleu.columns)
+
+    def from_sums(self, sums):
+        inform = ratio(sums["inform"], sums["scored"])
+        success = ratio(sums["success"], sums["scored"])
+        return 50.0 * (np.asarray(inform) + success) + self.bleu.from_sums(sums)
+
+
+def _bootstrap_tables(result: dict[str, Any], missing: str
+                      ) -> list[tuple[TurnTable, list[Metric]]]:
+    """One row per gold dialogue: inform, success, whether it counts, and the dialogue's
+    summed BLEU statistics — so inform, success, BLEU and combined resample together."""
     per_dialogue = result["per_dialogue"]
     ids = [row["dialogue_id"] for row in per_dialogue]
-    dialogue_table = TurnTable(
-        {"inform": np.array([float(r["inform"]) for r in per_dialogue]),
-         "success": np.array([float(r["success"]) for r in per_dialogue]),
-         "scored": np.array([float(r.get("scored", True)) for r in per_dialogue])},
-        np.arange(len(ids), dtype=np.int64), ids)
-    segment_ids = [ids[i] for i in result["bleu_dialogue_index"]]
-    return [
-        (dialogue_table, [DialogueRate("inform", "inform"), DialogueRate("success", "success")]),
-        (bleu_table(result["bleu_stats"], segment_ids), [BleuMetric()]),
-    ]
+    counted = [missing == "wrong" or bool(row.get("scored", True)) for row in per_dialogue]
+    columns = {
+        "inform": np.array([float(r["inform"]) for r in per_dialogue]),
+        "success": np.array([float(r["success"]) for r in per_dialogue]),
+        "scored": np.array(counted, dtype=float),
+    }
+    segments = bleu_table(result["bleu_stats"], [str(i) for i in result["bleu_dialogue_index"]])
+    index = np.asarray(result["bleu_dialogue_index"], dtype=np.int64)
+    for name, values in segments.columns.items():
+        columns[name] = np.bincount(index, weights=values, minlength=len(ids))
+    bleu = BleuMetric()
+    table = TurnTable(columns, np.arange(len(ids), dtype=np.int64), ids)
+    return [(table, [DialogueRate("inform", "inform"), DialogueRate("success", "success"),
+                     bleu, CombinedScore(bleu)])]

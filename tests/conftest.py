@@ -17,7 +17,8 @@ def _shared_path() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """``../shared`` (or ``$DST_EVAL_SHARED``): skip when absent, fail under DST_EVAL_REQUIRE_SHARED=1."""
+    """``../shared`` (or ``$DST_EVAL_SHARED``): skip when absent, fail when
+    ``DST_EVAL_REQUIRE_SHARED=1``."""
     path = _shared_path()
     if not (path / "corpora").is_dir():
         reason = (

@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-
 from dst_eval.metrics import (
     active_intent_accuracy,
     average_goal_accuracy,

@@ -378,7 +378,7 @@ def test_mwz_board_intervals_and_test_against_the_leader(mwz_board, mwz_reports)
     augpt, labes = mwz_reports["augpt.json"], mwz_reports["labes.json"]
     # DST (per turn), inform (per dialogue) and BLEU (per segment) statistics, all cached as
     # per-dialogue sums, give evaluate()'s own intervals
-    for metric in (JGA, "inform", "bleu"):
+    for metric in (JGA, "inform", "bleu", "combined"):
         expected = augpt.extra["confidence_intervals"][metric]
         for key in ("ci_low", "ci_high", "mean"):
             assert rows["augpt.json"]["ci"][metric][key] == pytest.approx(expected[key],
@@ -386,9 +386,8 @@ def test_mwz_board_intervals_and_test_against_the_leader(mwz_board, mwz_reports)
     expected = labes.extra["confidence_intervals"][JGA]
     assert rows["labes.json"]["ci"][JGA]["ci_low"] == pytest.approx(expected["ci_low"],
                                                                     rel=1e-12)
-    assert all(row["ci"]["combined"] is None for row in mwz_board.data1["rows"])
-    assert ("combined: no intervals (its reports keep no per-dialogue statistics)"
-            in mwz_board.data1["notes"])
+    # combined resamples inform, success and BLEU of the same dialogues together
+    assert all(row["ci"]["combined"] is not None for row in mwz_board.data1["rows"])
     p = compare_reports([augpt, labes], n=1000, seed=12345)["systems"][1]["scores"][JGA]["p_bs"]
     assert rows["labes.json"]["p_vs_leader"] == pytest.approx(p, rel=1e-12)
     assert p == pytest.approx(1 / 1001) and rows["labes.json"]["tied_with_leader"] is False

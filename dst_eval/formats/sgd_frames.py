@@ -330,11 +330,10 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
                  if SIDE_OUTPUT not in name]
     else:
         files, issues = _prediction_files(path)
-        # this process parses a bit less than half of the bytes, wrapping each file into
-        # PredTurns as soon as it is parsed, while the worker parses the rest; then it
-        # wraps the worker's part
+        # this process parses half of the bytes, wrapping each file into PredTurns as soon
+        # as it is parsed, while the worker parses the other half; then it wraps that half
         built = parallel_map(extract_file, [(str(f),) for f in files],
-                             [f.stat().st_size for f in files], then=_build, share=0.47)
+                             [f.stat().st_size for f in files], then=_build)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}
     for file, file_issues, file_dialogues in built:

@@ -471,8 +471,8 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int], *,
     """``[then(func(*job)) for job in jobs]``, with part of the ``func`` calls in a worker.
 
     One forked worker runs ``func`` on jobs worth about ``1 - share`` of the ``sizes``
-    while this process runs the rest and applies ``then`` to its own results at once (so
-    with ``share < 0.5`` it builds objects while the worker still parses). The worker's
+    while this process runs the rest and applies ``then`` to its own results at once
+    (building objects while the worker still parses). The worker's
     results come back marshalled through a pipe, so ``func`` must return marshal-able data
     (tuples, lists, dicts, str, int, float, None). A :class:`DstEvalError` raised in the
     worker is re-raised here; any other worker failure falls back to doing its jobs here.

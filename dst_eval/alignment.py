@@ -39,9 +39,10 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from .errors import PredictionError
+from .gcpause import gc_paused
 from .gold import GoldSet, GoldTurn, dialogue_key, split_slot_key
 from .predictions import Issue, PredictionSet, PredTurn
-from .reader import gc_paused, show
+from .reader import show
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")

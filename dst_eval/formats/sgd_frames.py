@@ -33,9 +33,10 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import PredictionError
+from ..gcpause import gc_paused
 from ..gold import SlotSpan
 from ..jsonio import iter_zip_json, parse_json_bytes, read_bytes
-from ..loaders.sgd import flat_slot_key, gc_paused, parallel_map
+from ..loaders.sgd import flat_slot_key, parallel_map
 from ..predictions import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"

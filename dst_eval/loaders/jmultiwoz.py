@@ -38,12 +38,12 @@ from typing import Any
 
 from ..config import corpus_config
 from ..errors import GoldDataError, UsageError
+from ..gcpause import gc_paused
 from ..gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from ..jsonio import parse_json_bytes, read_json
-from .crosswoz import (
+from .layout import (
     columns_to_rows,
     deep_freeze,
-    gc_paused,
     parse_literal,
     read_head,
     read_records,

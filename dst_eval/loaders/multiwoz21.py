@@ -44,9 +44,10 @@ from typing import Any
 
 from ..config import corpus_config
 from ..errors import DstEvalError, GoldDataError, UsageError
+from ..gcpause import gc_paused
 from ..gold import GoldDialogue, GoldSet, GoldTurn, dialogue_key, freeze_state
 from ..jsonio import parse_json_bytes, read_bytes
-from .multiwoz22 import gc_paused, infer_split
+from .multiwoz22 import infer_split
 
 CORPUS = "multiwoz21"
 EMPTY_VALUES = frozenset({"", "not mentioned", "none"})

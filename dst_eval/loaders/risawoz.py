@@ -30,9 +30,10 @@ from typing import Any
 
 from ..config import corpus_config
 from ..errors import GoldDataError, UsageError
+from ..gcpause import gc_paused
 from ..gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from ..jsonio import read_json
-from .crosswoz import columns_to_rows, gc_paused, parse_literal, read_head, read_records
+from .layout import columns_to_rows, parse_literal, read_head, read_records
 
 CORPUS = "risawoz"
 SPLIT_ID_FILE = "dataset_split_ids_dict.json"

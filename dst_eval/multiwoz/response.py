@@ -74,10 +74,8 @@ and Inform 92.5 / Success 88.8 on the 2.1 test set -- the ceiling of these metri
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -86,6 +84,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GoldDataError, PredictionError, UsageError
+from ..gcpause import gc_paused as _gc_paused
 from ..gold import dialogue_key
 from ..jsonio import read_json
 from ..metrics.bleu import BleuStats, corpus_bleu_from_stats
@@ -147,17 +146,6 @@ class ResponseGold:
         return self._goal_domains[key]
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: scoring builds many acyclic objects (n-gram
-    counters, cached texts) and repeated full collections over them cost ~20 % of the time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _source_name(source: str | Path | Mapping) -> str:

@@ -51,8 +51,9 @@ import numpy as np
 
 from ..alignment import Alignment
 from ..errors import UsageError
+from ..gcpause import gc_paused
 from ..gold import GoldSet, GoldTurn
-from ..loaders.sgd import flat_slot_key, gc_paused
+from ..loaders.sgd import flat_slot_key
 from ..metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,

@@ -215,5 +215,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def run() -> None:
+    """Console-script entry point: :func:`main` in a short-lived process.
+
+    The cyclic garbage collector is off for the run (the million-odd objects of a corpus
+    and a prediction file are acyclic, yet every collection would re-scan them), and the
+    process ends with ``os._exit`` once output is flushed, skipping the teardown of those
+    objects; together about a third of a large run's time.
+    """
+    import gc
+
+    gc.disable()
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 State = Mapping[str, tuple[str, ...]]
 """Gold state: ``{"domain-slot": (value, variant, ...)}``."""
@@ -84,6 +85,10 @@ class GoldTurn:
     """Per-service frames, for corpora that have them (SGD, MultiWOZ 2.2)."""
     raw_turn_index: int | None = None
     """Position of the user turn in the corpus's own turn/message list."""
+    system_annotations: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    """Read-only annotations of the following system turn that response metrics need,
+    e.g. ``{"acts": ((intent, domain, slot, value), ...)}`` (CrossWOZ) or
+    ``{"segmented_response": "..."}`` (RiSAWOZ). Keys are documented by each loader."""
 
 
 @dataclass(frozen=True, slots=True)

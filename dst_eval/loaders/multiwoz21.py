@@ -230,21 +230,41 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _state(metadata: Any, where: dict) -> dict[str, tuple[str]]:
-    if not isinstance(metadata, dict):
+_KEYS: dict[tuple[str, str, bool], str] = {}
+
+
+def _state(metadata: Any, where: dict, memo: dict | None = None) -> dict[str, tuple[str]]:
+    """The canonical state of one system turn's ``metadata``. ``memo`` (per dialogue) maps a
+    domain to its previous ``(parts, items)``: consecutive turns mostly repeat a domain's
+    metadata unchanged, and an equal dict (compared in C) gives the same items."""
+    if type(metadata) is not dict:
         raise GoldDataError("system turn 'metadata' must be an object", **where)
     state: dict[str, tuple[str]] = {}
+    keys = _KEYS
     for domain, parts in metadata.items():
-        if not isinstance(parts, dict):
+        if type(parts) is not dict:
             raise GoldDataError(f"metadata of domain {domain!r} must be an object", **where)
+        if memo is not None:
+            previous = memo.get(domain)
+            if previous is not None and previous[0] == parts:
+                for key, value in previous[1]:
+                    if key in state and state[key] != value:
+                        raise GoldDataError(f"slot {key!r} is set twice with different values",
+                                            **where)
+                    state[key] = value
+                continue
+            before = set(state)
         for part in ("semi", "book"):
-            slots = parts.get(part, {})
-            if not isinstance(slots, dict):
+            slots = parts.get(part)
+            if slots is None:
+                continue
+            if type(slots) is not dict:
                 raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)
+            book = part == "book"
             for slot, value in slots.items():
-                if part == "book" and slot == "booked":
-                    continue
-                if not isinstance(value, str):
+                if type(value) is not str:
+                    if book and slot == "booked":
+                        continue
                     raise GoldDataError(
                         f"value of {domain}.{part}.{slot} must be a string, not "
                         f"{type(value).__name__}",
@@ -255,10 +275,14 @@ def _state(metadata: Any, where: dict) -> dict[str, tuple[str]]:
                 canonical = canonical_value(value)
                 if canonical is None:
                     continue
-                key = canonical_key(domain, slot, book=part == "book")
+                key = keys.get((domain, slot, book))
+                if key is None:
+                    key = keys[(domain, slot, book)] = canonical_key(domain, slot, book=book)
                 if key in state and state[key] != (canonical,):
                     raise GoldDataError(f"slot {key!r} is set twice with different values", **where)
                 state[key] = (canonical,)
+        if memo is not None:
+            memo[domain] = (parts, [(k, v) for k, v in state.items() if k not in before])
     return state
 
 
@@ -273,6 +297,7 @@ def _build_dialogue(dialogue_id: str, raw: Any, file: str) -> GoldDialogue:
     if goal is not None and not isinstance(goal, dict):
         raise GoldDataError("'goal' must be an object", **where)
     turns: list[GoldTurn] = []
+    memo: dict = {}
     for user_index in range(0, len(log) - 1, 2):
         user, system = log[user_index], log[user_index + 1]
         for index, entry in ((user_index, user), (user_index + 1, system)):
@@ -285,7 +310,7 @@ def _build_dialogue(dialogue_id: str, raw: Any, file: str) -> GoldDialogue:
                 **where,
                 turn=user_index,
             )
-        state = _state(system.get("metadata"), {**where, "turn": user_index + 1})
+        state = _state(system.get("metadata"), {**where, "turn": user_index + 1}, memo)
         turns.append(GoldTurn(
             dialogue_id=dialogue_id,
             turn_index=len(turns),

@@ -69,7 +69,13 @@ def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None 
 
         return mwzeval_states.load(path, split=split)
     corpus = corpus or detect_corpus(path)
-    return loader_module(corpus).load(path, split=split)
+    module = loader_module(corpus)
+    if corpus == "sgd":  # the SGD loader caches its own compact form (and parses in parallel)
+        return module.load(path, split=split)
+    from ..gold_cache import load_cached
+
+    return load_cached(corpus, path, split, lambda: module.load(path, split=split),
+                       loader_file=module.__file__)
 
 
 def _is_mwzeval_states(path: Path) -> bool:

@@ -28,20 +28,17 @@ Speed: files are parsed in this process and one forked worker (:func:`parallel_m
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
-import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from .. import errors
+from ..diskcache import cached
 from ..errors import DstEvalError, GoldDataError, UsageError
 from ..gcpause import gc_paused
 from ..gold import (
@@ -521,91 +518,22 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int], *,
 # --------------------------------------------------------------------------- cache
 
 
-def _cache_dir() -> Path | None:
-    if os.environ.get("DST_EVAL_NO_CACHE") == "1":
-        return None
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # unset, empty or relative: the XDG default
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "dst-eval"
-
-
-def _stat_key(paths: Sequence[Path | None]) -> tuple:
-    key = []
-    for path in paths:
-        if path is None:
-            key.append(None)
-            continue
-        st = path.stat()
-        key.append((str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return tuple(key)
-
-
-def _cache_file(directory: Path, key: tuple) -> Path:
-    """One entry per input set (paths only: a changed file replaces its entry)."""
-    paths = tuple(entry[0] if entry else None for entry in key[-1])
-    name = hashlib.sha256(repr((key[:-1], paths)).encode()).hexdigest()[:32]
-    return directory / f"sgd-{name}.marshal"
-
-
-def _cache_read(file: Path, key: tuple) -> Any:
-    try:
-        data = file.read_bytes()
-    except OSError:
-        return None
-    digest, body = data[:32], data[32:]
-    if hashlib.blake2b(body, digest_size=32).digest() != digest:
-        return None
-    try:
-        stored_key, payload = marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
-        return None
-    return payload if stored_key == key else None
-
-
-def _cache_write(file: Path, key: tuple, payload: Any) -> None:
-    """Write atomically (temporary file + rename); a cache that cannot be written is skipped."""
-    tmp: str | None = None
-    try:
-        body = marshal.dumps((key, payload))
-        file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-", suffix=".marshal")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(hashlib.blake2b(body, digest_size=32).digest() + body)
-        os.replace(tmp, file)
-    except (OSError, ValueError):
-        if tmp is not None:
-            with suppress(OSError):
-                os.unlink(tmp)
-
-
 def _cached_extract(source: _Source, use_cache: bool | None) -> tuple:
-    """``(schema rows | None, train services | None, compact files)`` for ``source``.
-
-    The cache key holds the loader version, the Python version and, for every input
-    file, its resolved path, size, mtime_ns, ctime_ns and inode; an entry whose key or
-    BLAKE2 checksum does not match is ignored and rewritten (atomically, and only when no
-    input changed while it was being read).
-    """
-    directory = _cache_dir() if use_cache is not False else None
+    """``(schema rows | None, train services | None, compact files)`` for ``source``,
+    cached exactly by :mod:`dst_eval.diskcache` (keyed by the loader version and every
+    input file's identity)."""
     inputs = [*source.files, source.schema, source.train_schema]
-    key = ("sgd", LOADER_VERSION, sys.version_info[:2], _stat_key(inputs))
-    cache_file = _cache_file(directory, key) if directory is not None else None
-    if cache_file is not None:
-        cached = _cache_read(cache_file, key)
-        if cached is not None:
-            return cached
-    jobs = [(str(f),) for f in source.files]
-    sizes = [f.stat().st_size for f in source.files]
-    per_file = tuple(parallel_map(extract_file, jobs, sizes))
-    schema = _read_schema(source.schema) if source.schema else None
-    train = (tuple(row[0] for row in _read_schema(source.train_schema))
-             if source.train_schema else None)
-    payload = (schema, train, per_file)
-    # written only if no input changed while it was read
-    if cache_file is not None and _stat_key(inputs) == key[-1]:
-        _cache_write(cache_file, key, payload)
-    return payload
+
+    def build() -> tuple:
+        jobs = [(str(f),) for f in source.files]
+        sizes = [f.stat().st_size for f in source.files]
+        per_file = tuple(parallel_map(extract_file, jobs, sizes))
+        schema = _read_schema(source.schema) if source.schema else None
+        train = (tuple(row[0] for row in _read_schema(source.train_schema))
+                 if source.train_schema else None)
+        return (schema, train, per_file)
+
+    return cached("sgd", LOADER_VERSION, inputs, build, use_cache=use_cache)
 
 
 # --------------------------------------------------------------------------- building

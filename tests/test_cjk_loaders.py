@@ -131,6 +131,25 @@ def test_crosswoz_specific_turns(crosswoz_test: GoldSet) -> None:
     assert dialogue.goal["goal"][1] == (1, "餐馆", "推荐菜", ("美食街",), False)
 
 
+def test_crosswoz_system_annotations_are_the_answering_acts(crosswoz_test: GoldSet,
+                                                            crosswoz_test_raw: dict) -> None:
+    first, second = crosswoz_test.get("2303").turns[:2]
+    assert dict(first.system_annotations) == {"acts": (
+        ("Inform", "餐馆", "人均消费", "75元"), ("Inform", "餐馆", "名称", "鲜鱼口老字号美食街"))}
+    assert second.system_annotations["acts"] == (
+        ("Inform", "餐馆", "营业时间", "周一至周日 10:00-22:00"),)
+    with pytest.raises(TypeError):
+        first.system_annotations["acts"] = ()  # type: ignore[index]
+    # every turn: the dialog_act of messages[raw_turn_index + 1], read independently
+    raw_messages = {k: v["messages"] for k, v in crosswoz_test_raw.items()}
+    expected = {(t.dialogue_id, t.turn_index): tuple(
+        map(tuple, raw_messages[t.dialogue_id][t.raw_turn_index + 1]["dialog_act"]))
+        for t in crosswoz_test.turns()}
+    assert {(t.dialogue_id, t.turn_index): t.system_annotations["acts"]
+            for t in crosswoz_test.turns()} == expected
+    assert sum(len(a) for a in expected.values()) == 7712
+
+
 def test_crosswoz_dirty_values_stripped_but_not_normalised(crosswoz_test: GoldSet,
                                                            crosswoz_test_raw: dict) -> None:
     raw_padded = sum(
@@ -183,6 +202,8 @@ def test_crosswoz_gem_layout(crosswoz_test: GoldSet, crosswoz_test_raw: dict,
     assert loaded.goal["goal"] == original.goal["goal"]  # "['美食街']" and 'True' parsed back
     assert loaded.meta["type"] == original.meta["type"]
     assert [t.requested_slots for t in loaded.turns] == [t.requested_slots for t in original.turns]
+    for gem_turn, turn in zip(loaded.turns, original.turns, strict=True):
+        assert gem_turn.system_annotations == turn.system_annotations
 
 
 def test_crosswoz_gem_layout_never_evaluates_code(tmp_path: Path) -> None:
@@ -286,6 +307,32 @@ def test_risawoz_specific_turn_and_raw_values(risawoz_dir: Path) -> None:
     sample = risawoz.load(risawoz_dir / "sample_train100_original_format.json")
     values = {v for t in sample.turns() for vs in t.state.values() for v in vs}
     assert "<   15" in values  # word-segmented values are kept as annotated
+
+
+def test_risawoz_system_annotations_are_the_segmentation(risawoz_dir: Path,
+                                                         tmp_path: Path) -> None:
+    sample = risawoz_dir / "sample_train100_original_format.json"
+    gold = risawoz.load(sample)
+    turn = gold.get("movie_tv_goal_4-21###6617").turns[1]
+    assert turn.system_response == "您平时都喜欢看什么类型的日剧呢？"
+    assert dict(turn.system_annotations) == {
+        "segmented_response": "您 平时 都 喜欢 看 什么 类型 的 日剧 呢 ？"}
+    with pytest.raises(TypeError):
+        turn.system_annotations["segmented_response"] = ""  # type: ignore[index]
+    raw = json.loads(sample.read_text("utf-8"))
+    expected = {(d["dialogue_id"], i): {"segmented_response": t["segmented_system_utterance"]}
+                for d in raw for i, t in enumerate(d["dialogue"])}
+    assert {(t.dialogue_id, t.turn_index): dict(t.system_annotations)
+            for t in gold.turns()} == expected
+    # GEM/HF columns carry it too; a turn whose segmentation is null has no annotation
+    raw[0]["dialogue"][0]["segmented_system_utterance"] = None
+    path = tmp_path / "risawoz_gem.jsonl"
+    path.write_text("\n".join(json.dumps(to_gem_risawoz(d, n), ensure_ascii=False)
+                              for n, d in enumerate(raw[:2])), "utf-8")
+    gem = risawoz.load(path)
+    assert dict(gem.dialogues[0].turns[0].system_annotations) == {}
+    assert [dict(t.system_annotations) for d in gem for t in d.turns][1:] == [
+        expected[(t.dialogue_id, t.turn_index)] for d in gem for t in d.turns][1:]
 
 
 def test_risawoz_slots_are_the_ontology(risawoz_dir: Path) -> None:

@@ -14,6 +14,7 @@ import re
 import unicodedata
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -449,13 +450,22 @@ def test_crosswoz_entity_corruptions_by_construction(crosswoz_gold, crosswoz_ent
         1 - len(replaced) / sum(totals), abs=TOL)
 
 
-def test_crosswoz_in_memory_gold_has_no_entity_rate(crosswoz_gold):
+def test_crosswoz_in_memory_gold_has_no_entity_rate(crosswoz_gold, crosswoz_entities):
     first = crosswoz_gold.dialogues[:3]
-    gold = GoldSet("crosswoz", "test", first, source="<memory>")
+    # the acts travel with the turns (GoldTurn.system_annotations), not with the file
+    with_acts = GoldSet("crosswoz", "test", first, source="<memory>")
+    kept = score(with_acts, predictions(with_acts, gold_response))
+    n_turns = sum(len(d.turns) for d in first)
+    assert kept.counts["entities"] == sum(len(e) for e in crosswoz_entities[:n_turns]) > 0
+    assert kept.scores["entity_inform_rate"] == 1.0
+    bare = tuple(replace(d, turns=tuple(replace(t, system_annotations={}) for t in d.turns))
+                 for d in first)
+    gold = GoldSet("crosswoz", "test", bare, source="<memory>")
     result = score(gold, predictions(gold, gold_response))
     assert result.scores["bleu"] == pytest.approx(100.0, abs=TOL)
     assert "entity_inform_rate" not in result.scores
     assert "dialogue acts" in result.not_applicable["entity_inform_rate"]
+    assert f"{n_turns} of {n_turns} scored" in result.not_applicable["entity_inform_rate"]
 
 
 # ---------------------------------------------------------------- RiSAWOZ
@@ -541,6 +551,23 @@ def test_risawoz_bleu_variants_match_sacrebleu(risawoz_gold, risawoz_raw):
     assert result.scores["bleu_segmented"] == pytest.approx(expected, abs=TOL)
     assert result.scores["combined_segmented"] - result.scores["combined"] == pytest.approx(
         result.scores["bleu_segmented"] - result.scores["bleu"], abs=1e-9)
+
+
+def test_risawoz_segmented_bleu_needs_the_annotation(risawoz_gold):
+    first = risawoz_gold.dialogues[:4]
+    bare = tuple(replace(d, turns=tuple(replace(t, system_annotations={}) if i == 0 else t
+                                        for i, t in enumerate(d.turns))) for d in first)
+    for dialogues, lacking in ((first, 0), (bare, 4)):
+        gold = GoldSet("risawoz", None, dialogues, source="<memory>")
+        result = score(gold, predictions(gold, gold_response))
+        assert result.scores["bleu"] == pytest.approx(100.0, abs=TOL)
+        if lacking:
+            assert "bleu_segmented" not in result.scores
+            n_turns = sum(len(d.turns) for d in first)
+            assert result.not_applicable["bleu_segmented"].startswith(
+                f"{lacking} of {n_turns} scored gold turns have no segmented system utterance")
+        else:
+            assert result.scores["bleu_segmented"] == pytest.approx(100.0, abs=TOL)
 
 
 def test_risawoz_database_location(shared_dir, gold_samples):

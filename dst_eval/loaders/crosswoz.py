@@ -22,6 +22,14 @@ Accepted inputs
 
 Each user message followed by a system message is one evaluable turn (test: 4,238,
 val: 4,229); ``raw_turn_index`` is the user message's position in ``messages``.
+
+``GoldTurn.system_annotations`` (read-only) of a turn holds, from the system message that
+answers it:
+
+* ``"acts"`` -- its ``dialog_act`` as a tuple of ``(intent, domain, slot, value)`` string
+  tuples, in corpus order (acts with fewer than 3 parts are dropped, a missing value is
+  ``""``, non-string parts become ``str(part)``); used by the entity inform rate of
+  :mod:`dst_eval.responses.crosswoz`.
 ``GoldDialogue.meta["type"]`` is the goal type code (S, M, M+T, CM, CM+T).
 """
 
@@ -259,6 +267,14 @@ def _acts(message: Mapping, *, source: str, dialogue_id: str, turn: int) -> list
     return [a for a in acts if isinstance(a, list | tuple) and len(a) >= 3]
 
 
+def _system_annotations(reply: Mapping, *, source: str, dialogue_id: str,
+                        turn: int) -> Mapping[str, Any]:
+    """``{"acts": ((intent, domain, slot, value), ...)}`` of a system message (docstring)."""
+    acts = tuple((str(a[0]), str(a[1]), str(a[2]), str(a[3]) if len(a) > 3 else "")
+                 for a in _acts(reply, source=source, dialogue_id=dialogue_id, turn=turn))
+    return MappingProxyType({"acts": acts})
+
+
 def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> GoldDialogue:
     messages = _messages(record, dialogue_id=dialogue_id, source=source)
     turns: list[GoldTurn] = []
@@ -285,6 +301,8 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
             services=tuple(domains),
             system_response=str(reply.get("content") or ""),
             raw_turn_index=index,
+            system_annotations=_system_annotations(reply, source=source,
+                                                   dialogue_id=dialogue_id, turn=index + 1),
         ))
     goal = _goal(record.get("goal"), gem=gem, source=source, dialogue_id=dialogue_id)
     final_goal = _goal(record.get("final_goal"), gem=gem, source=source, dialogue_id=dialogue_id)

@@ -18,6 +18,13 @@ request lists as stringified Python literals; those are parsed with
 :func:`ast.literal_eval`. ``split`` (``train``, ``dev``, ``test``, ``single_test``,
 ``multi_test``) keeps the dialogues listed for it in ``dataset_split_ids_dict.json`` when
 that file is next to the data (or one directory up).
+
+``GoldTurn.system_annotations`` (read-only) of a turn holds, when the turn has it:
+
+* ``"segmented_response"`` -- the turn's ``segmented_system_utterance`` string as given (the
+  corpus's own word segmentation of ``system_utterance``, tokens separated by spaces); used
+  as the reference of the ``bleu_segmented`` variant of :mod:`dst_eval.responses.risawoz`.
+  Absent when the field is missing or not a string.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ SPLIT_KEYS = {
 SPLIT_ALIASES = {"val": "dev", "valid": "dev", "validation": "dev"}
 _MARKERS = ('"inform slot-values"', '"turn_inform"', '"segmented_user_utterance"')
 _GENERAL_DOMAIN = "通用"
+SEGMENTED_FIELD = "segmented_system_utterance"
+_NO_ANNOTATIONS: Mapping[str, Any] = MappingProxyType({})
 
 
 def _looks_like_risawoz(head: str) -> bool:
@@ -255,6 +264,14 @@ def _turns(record: Mapping, *, source: str, dialogue_id: str) -> list[Mapping]:
     return turns
 
 
+def _system_annotations(turn: Mapping) -> Mapping[str, Any]:
+    """``{"segmented_response": ...}`` when the turn has the segmentation (docstring)."""
+    segmented = turn.get(SEGMENTED_FIELD)
+    if not isinstance(segmented, str):
+        return _NO_ANNOTATIONS
+    return MappingProxyType({"segmented_response": segmented})
+
+
 def _dialogue(dialogue_id: str, record: Mapping, *, source: str) -> GoldDialogue:
     gold_turns: list[GoldTurn] = []
     for index, turn in enumerate(_turns(record, source=source, dialogue_id=dialogue_id)):
@@ -279,6 +296,7 @@ def _dialogue(dialogue_id: str, record: Mapping, *, source: str) -> GoldDialogue
             services=tuple(d for d in _domains(turn) if d != _GENERAL_DOMAIN),
             system_response=str(turn.get("system_utterance") or ""),
             raw_turn_index=index,
+            system_annotations=_system_annotations(turn),
         ))
     domains = record.get("domains") or []
     if isinstance(domains, str):

@@ -17,9 +17,9 @@ response); distinct values per turn. norm = NFKC, whitespace removed, lower-case
 ``nfkc+despace+lower`` policy of :mod:`dst_eval.normalize`), applied to the generated
 response too; an entity is found when norm(v) is a substring of it. Rate = Σ found / Σ
 entities over the scored turns (on the CrossWOZ test split 6,493 of the 6,742 act values
-occur in their gold response). The acts are not part of the canonical gold model, so they
-are re-read from the gold file (``GoldSet.source``, original or GEM layout); with in-memory
-gold the rate is n/a.
+occur in their gold response). The acts are ``GoldTurn.system_annotations["acts"]``, filled
+by :mod:`dst_eval.loaders.crosswoz` (original and GEM layouts); when a scored gold turn has
+none (gold built in memory without them) the rate is n/a.
 
 Inform/Success and the combined score are n/a: CrossWOZ defines no context-to-response
 Inform/Success (ConvLab/ConvLab-3#15). Missing and bad responses: see
@@ -28,16 +28,12 @@ Inform/Success (ConvLab/ConvLab-3#15). Missing and bad responses: see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import lru_cache
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..alignment import Alignment
-from ..errors import GoldDataError
-from ..gold import GoldSet
-from ..loaders import crosswoz as crosswoz_loader
+from ..gold import GoldTurn
 from ..metrics.bleu import corpus_bleu_from_stats, segment_statistics
 from ..metrics.entity_inform import EntityInformRate, entity_inform_counts, reference_entities
 from ..metrics.tokenizers import get_tokenizer
@@ -63,34 +59,21 @@ NO_INFORM_SUCCESS = ("CrossWOZ defines no context-to-response inform/success "
 
 _NORM = Normalizer(ENTITY_NORMALISATION)
 
-SystemActs = Mapping[str, Mapping[int, tuple[tuple[str, ...], ...]]]
-"""dialogue id -> system message index -> its acts ``(intent, domain, slot, value)``."""
+ACTS_KEY = "acts"
+"""``GoldTurn.system_annotations`` key of the answering system message's dialogue acts."""
 
 
 def _norm(text: str) -> str:
     return _NORM("", text)
 
 
-@lru_cache(maxsize=2)
-def _read_system_acts(source: str, mtime: float) -> SystemActs:
-    data = crosswoz_loader.read_records(Path(source))
-    acts: dict[str, dict[int, tuple[tuple[str, ...], ...]]] = {}
-    for dialogue_id, record, _gem in crosswoz_loader._iter_records(data, source):
-        messages = crosswoz_loader._messages(record, dialogue_id=dialogue_id, source=source)
-        acts[dialogue_id] = {
-            index: tuple(tuple(str(part) for part in act[:4]) for act in crosswoz_loader._acts(
-                message, source=source, dialogue_id=dialogue_id, turn=index))
-            for index, message in enumerate(messages) if message.get("role") == "sys"}
-    return acts
-
-
-def system_acts(gold: GoldSet) -> SystemActs | None:
-    """The gold system messages' dialogue acts, re-read from ``gold.source``; None when the
-    gold did not come from a readable CrossWOZ file."""
-    path = Path(gold.source)
-    if not path.is_file():
+def system_acts(turns: Sequence[GoldTurn]) -> list[tuple[tuple[str, ...], ...]] | None:
+    """The dialogue acts of the system message answering each turn, or None when some
+    turn has no ``system_annotations["acts"]``."""
+    acts = [turn.system_annotations.get(ACTS_KEY) for turn in turns]
+    if any(a is None for a in acts):
         return None
-    return _read_system_acts(str(path), path.stat().st_mtime)
+    return acts
 
 
 def turn_entities(acts: tuple[tuple[str, ...], ...], reference: str) -> tuple[str, ...]:
@@ -128,19 +111,16 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         notes.append(bleu_note(name, stats))
 
     counts = dict(collected.counts)
-    try:
-        acts = system_acts(alignment.gold)
-    except GoldDataError as exc:
-        acts = None
-        notes.append(f"entity_inform_rate: cannot re-read the gold system acts ({exc})")
+    acts = system_acts(collected.turns)
     if acts is None:
+        lacking = sum(ACTS_KEY not in t.system_annotations for t in collected.turns)
         not_applicable["entity_inform_rate"] = (
-            "needs the gold system dialogue acts, read from the CrossWOZ gold file; the gold "
-            "data was not loaded from one")
+            f"needs the gold system dialogue acts (GoldTurn.system_annotations['{ACTS_KEY}'], "
+            f"filled by the CrossWOZ loader); {lacking} of {len(collected.turns)} scored gold "
+            "turns have none")
     else:
-        entities = [turn_entities(acts.get(turn.dialogue_id, {}).get(
-                        (turn.raw_turn_index or 0) + 1, ()), turn.system_response or "")
-                    for turn in collected.turns]
+        entities = [turn_entities(turn_acts, turn.system_response or "")
+                    for turn, turn_acts in zip(collected.turns, acts, strict=True)]
         found, total = entity_inform_counts(entities, [_norm(h) for h in hyps])
         columns["entity_found"], columns["entity_total"] = found, total
         metric = EntityInformRate()

@@ -31,10 +31,11 @@ BLEU (0-100, corpus, SCORERS.md §5, both reported and labelled):
 * ``bleu`` -- variant (b): sacrebleu ``zh`` on both sides (``tok:zh``);
 * ``bleu_segmented`` -- variant (a): references = the corpus's own word segmentation
   (``segmented_system_utterance``, tokens as given), hypotheses = ``jieba.lcut`` words
-  (``tok:jieba-<version>|reftok:none``). The segmentation is not in the canonical gold
-  model, so it is re-read from the gold files (``GoldSet.source``); without it the variant
-  is n/a. (On the released sample, jieba reproduces the provided segmentation of all 659
-  system utterances.)
+  (``tok:jieba-<version>|reftok:none``). The segmentation is
+  ``GoldTurn.system_annotations["segmented_response"]``, filled by
+  :mod:`dst_eval.loaders.risawoz`; when a scored gold turn has none the variant is n/a.
+  (On the released sample, jieba reproduces the provided segmentation of all 659 system
+  utterances.)
 
 ``combined`` = 0.5·(100·inform + 100·success) + ``bleu``; ``combined_segmented`` uses
 ``bleu_segmented``. Inform/success need the database (``ResponseResources.db``: the
@@ -45,15 +46,12 @@ the gold data); without it they and the combined scores are n/a.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from ..alignment import Alignment
-from ..errors import GoldDataError, UsageError
+from ..errors import UsageError
 from ..gold import GoldDialogue, GoldSet
-from ..loaders import risawoz as risawoz_loader
 from ..metrics.base import Metric, ratio
 from ..metrics.bleu import corpus_bleu_from_stats, segment_statistics
 from ..metrics.risawoz_success import DialogueOutcome, DomainGoal, dialogue_inform_success
@@ -81,7 +79,8 @@ from .sgd import (
 )
 
 GENERAL_DOMAIN = "通用"
-SEGMENTED_FIELD = "segmented_system_utterance"
+SEGMENTED_KEY = "segmented_response"
+"""``GoldTurn.system_annotations`` key of the corpus's segmented system utterance."""
 BLEU_VARIANTS = {"bleu": ("zh", None, ""), "bleu_segmented": ("jieba", "none", "seg:")}
 """Score name -> (hypothesis tokenizer, reference tokenizer, column prefix)."""
 
@@ -101,32 +100,6 @@ class CombinedMetric(Metric):
 
 
 # ---- gold-side inputs -----------------------------------------------------------------
-@lru_cache(maxsize=2)
-def _read_segmentation(source: str, mtime: float) -> Mapping[tuple[str, int], str | None]:
-    path = Path(source)
-    files = risawoz_loader._data_files(path) if path.is_dir() else [path]
-    out: dict[tuple[str, int], str | None] = {}
-    for file_path in files:
-        records = risawoz_loader.read_records(file_path)
-        for dialogue_id, record in risawoz_loader._iter_records(records, str(file_path)):
-            turns = risawoz_loader._turns(record, source=str(file_path), dialogue_id=dialogue_id)
-            for index, turn in enumerate(turns):
-                value = turn.get(SEGMENTED_FIELD) if isinstance(turn, Mapping) else None
-                out[(dialogue_id, index)] = value if isinstance(value, str) else None
-    return out
-
-
-def segmented_references(gold: GoldSet) -> Mapping[tuple[str, int], str | None] | None:
-    """``(dialogue id, raw turn index) -> segmented_system_utterance``, re-read from
-    ``gold.source``; None when the gold was not loaded from files."""
-    path = Path(gold.source)
-    if not path.exists():
-        return None
-    stamp = max((p.stat().st_mtime for p in path.iterdir()), default=0.0) if path.is_dir() \
-        else path.stat().st_mtime
-    return _read_segmentation(str(path), stamp)
-
-
 def _mentions_any(text: str, keys: Mapping[str, str]) -> bool:
     return any(key in text for key in keys)
 
@@ -241,19 +214,14 @@ def _domain_groups(outcomes: Mapping[str, DialogueOutcome]) -> dict[str, dict[st
     return groups
 
 
-def _segmented(collected: CollectedResponses, gold: GoldSet) -> tuple[list[str] | None, str]:
-    try:
-        table = segmented_references(gold)
-    except (GoldDataError, OSError) as exc:
-        return None, f"cannot re-read the gold segmentation ({exc})"
-    if table is None:
-        return None, "the gold data was not loaded from RiSAWOZ files"
-    refs = [table.get((t.dialogue_id, t.raw_turn_index if t.raw_turn_index is not None
-                       else t.turn_index)) for t in collected.turns]
-    lacking = sum(r is None for r in refs)
+def _segmented(collected: CollectedResponses) -> tuple[list[str] | None, str]:
+    refs = [t.system_annotations.get(SEGMENTED_KEY) for t in collected.turns]
+    lacking = sum(not isinstance(r, str) for r in refs)
     if lacking:
-        return None, f"{lacking} scored gold turns have no {SEGMENTED_FIELD}"
-    return [r for r in refs if r is not None], ""
+        return None, (f"{lacking} of {len(refs)} scored gold turns have no segmented system "
+                      f"utterance (GoldTurn.system_annotations['{SEGMENTED_KEY}'], filled by "
+                      "the RiSAWOZ loader from segmented_system_utterance)")
+    return refs, ""
 
 
 def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
@@ -276,7 +244,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         if ref_tokenizer is None:
             refs, reason = collected.references, ""
         else:
-            refs, reason = _segmented(collected, alignment.gold)
+            refs, reason = _segmented(collected)
         if refs is None:
             not_applicable[name] = reason
             continue

@@ -39,7 +39,6 @@ import zipfile
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from types import MappingProxyType
 from typing import Any
 
 from ..config import corpus_config
@@ -47,6 +46,7 @@ from ..errors import DstEvalError, GoldDataError, UsageError
 from ..gcpause import gc_paused
 from ..gold import GoldDialogue, GoldSet, GoldTurn, dialogue_key, freeze_state
 from ..jsonio import parse_json_bytes, read_bytes
+from .layout import deep_freeze
 from .multiwoz22 import infer_split
 
 CORPUS = "multiwoz21"
@@ -221,13 +221,6 @@ def _select(
 # ------------------------------------------------------------------------------------ building
 
 
-def _freeze(value: Any) -> Any:
-    """Deep read-only copy: dicts -> MappingProxyType, lists -> tuples."""
-    if isinstance(value, dict):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
 
 
 _KEYS: dict[tuple[str, str, bool], str] = {}
@@ -323,7 +316,7 @@ def _build_dialogue(dialogue_id: str, raw: Any, file: str) -> GoldDialogue:
     services: tuple[str, ...] = ()
     if goal:
         services = tuple(d for d, g in goal.items() if isinstance(g, dict) and g)
-    frozen_goal: Mapping | None = _freeze(goal) if goal is not None else None
+    frozen_goal: Mapping | None = deep_freeze(goal) if goal is not None else None
     return GoldDialogue(
         dialogue_id=dialogue_id, turns=tuple(turns), services=services, goal=frozen_goal
     )

@@ -545,6 +545,13 @@ def _read_sgd(path: Path, corpus: str | None) -> PredictionSet:
 def _respell_states(predictions: PredictionSet, corpus: str) -> None:
     """Canonicalise the flat state keys of frame-based predictions for ``corpus``."""
     spelled: dict[str, str] = {}
+    distinct = set().union(*(t.state for turns in predictions.dialogues.values()
+                             for t in turns if t.state))
+    for key in distinct:
+        domain, slot = split_slot_key(key)
+        spelled[key] = canonical_slot_key(domain, slot, corpus) if domain else key
+    if all(spelled[key] == key for key in distinct):
+        return  # the common case: every key is already canonical
     for turns in predictions.dialogues.values():
         for i, turn in enumerate(turns):
             if not turn.state:

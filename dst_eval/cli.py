@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="dst-eval",
         description="Score dialogue-state-tracking and response predictions against gold "
                     "data, with numbers identical to the official scorers (compat profiles) "
-                    "or the strict default.",
+                    "or the strict default. Other commands: validate, compare, report, "
+                    "leaderboard (see 'dst-eval COMMAND --help').",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dst-eval {__version__}")
     _common(parser)

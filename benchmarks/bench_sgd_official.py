@@ -18,7 +18,8 @@ each with a warm gold cache (the normal case after the first run) and without it
 disabled, what a short-lived CLI process can afford (the ~1M gold and prediction objects
 are acyclic, yet each collection re-scans them). CPU = user + sys of the process and its
 worker, less sensitive than wall time to other load on the machine. Peak RSS is ``ru_maxrss`` of the
-main process; the worker's own peak (it parses half of the prediction files) is shown
+main process; the worker's own peak (it parses the prediction files: half of them in
+the chain, most of them in ``evaluate()``, which starts it before loading the gold) is shown
 apart -- the two overlap in time, so their sum bounds the footprint from above (it counts
 the pages they share twice).
 

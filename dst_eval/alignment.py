@@ -36,11 +36,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from types import MappingProxyType
 
 from .errors import PredictionError
 from .gcpause import gc_paused
-from .gold import GoldSet, GoldTurn, dialogue_key, split_slot_key
+from .gold import GoldSet, GoldTurn, State, dialogue_key, split_slot_key
 from .predictions import Issue, PredictionSet, PredTurn
 from .reader import show
 
@@ -102,22 +103,31 @@ def known_slot_keys(gold: GoldSet) -> set[str]:
         prefix = service_name.lower() + "-"
         for slot in service.slots:
             keys.add(slot if slot.lower().startswith(prefix) else f"{service_name}-{slot}")
-    for dialogue in gold:
-        for turn in dialogue.turns:
-            keys.update(turn.state)
+    for state in _distinct_states(gold):
+        keys.update(state)
     return keys
+
+
+def _distinct_states(gold: GoldSet) -> list[State]:
+    """The gold turn states, each state object once (loaders share repeated states)."""
+    return list({id(turn.state): turn.state for dialogue in gold
+                 for turn in dialogue.turns}.values())
 
 
 def gold_pipe_values(gold: GoldSet) -> dict[str, set[str]]:
     """``{slot key: values}`` of the gold values holding ``|`` (``18|8 Fine Men's Salons``),
     lower-cased and stripped: such a predicted value is a real value, not a hedge."""
     found: dict[str, set[str]] = {}
-    for dialogue in gold:
-        for turn in dialogue.turns:
-            for key, variants in turn.state.items():
-                for value in variants:
-                    if "|" in value:
-                        found.setdefault(key, set()).add(value.strip().lower())
+    for state in _distinct_states(gold):
+        try:
+            if "|" not in "".join(chain.from_iterable(state.values())):
+                continue  # the common case, decided without a Python loop over the values
+        except TypeError:  # not all strings: look value by value
+            pass
+        for key, variants in state.items():
+            for value in variants:
+                if "|" in value:
+                    found.setdefault(key, set()).add(value.strip().lower())
     return found
 
 
@@ -295,7 +305,18 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
     missing: list[str] = []
     n_missing_turns = n_extra_turns = 0
 
+    known_superset, domains_superset = checker.known.issuperset, checker.domains.issuperset
+    plain_str = frozenset([str])
+
     def check_turn(pred: PredTurn, pred_id: str, gold_id: str, index: int) -> PredTurn:
+        state = pred.state
+        if state and checker.active and known_superset(state):
+            values = state.values()  # fast path: known keys, plain values, nothing to re-spell
+            if plain_str.issuperset(map(type, values)) and "|" not in "".join(values):
+                requested, intents = pred.requested_slots, pred.active_intents
+                if ((not requested or known_superset(requested))
+                        and (not intents or domains_superset(intents))):
+                    return pred
         respell = False
         for key, value in (pred.state or {}).items():
             if type(value) is not str or "|" in value:

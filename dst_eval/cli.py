@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .errors import EXIT_OK, EXIT_USAGE, DstEvalError, UsageError
@@ -18,6 +19,8 @@ from .leaderboard_cli import run_leaderboard
 from .report_cli import run_report
 
 FORMATS = ("table", "json", "markdown", "csv")
+_exit_fast = False
+"""True in the console-script process, which ends with ``os._exit`` (see :func:`run`)."""
 
 EXAMPLES = """\
 examples:
@@ -124,21 +127,56 @@ def _write(text: str, output: str | None) -> None:
 
 def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    from rich.console import Console
+    predictions: Any = args.predictions
+    if args.gold:
+        from .reader import prefetch_predictions
 
+        # started first (before the heavy imports and the spinner's timer thread): a worker
+        # process parses an SGD-style prediction directory while this one loads the gold
+        predictions = prefetch_predictions(predictions, args.pred_format) or predictions
+    try:
+        report = _score(args, predictions)
+    finally:
+        if not isinstance(predictions, str):
+            predictions.close()
+    _output(args, report)
+    return EXIT_OK
+
+
+def _stderr_may_be_terminal() -> bool:
+    """False when rich would not call stderr a terminal either (no spinner: rich unneeded)."""
+    if any(name in os.environ for name in ("TTY_COMPATIBLE", "FORCE_COLOR")):
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return True  # let rich decide
+
+
+def _score(args: argparse.Namespace, predictions: Any) -> Any:
+    from . import api
     from .api import evaluate
     from .progress import stage
 
-    console = Console(stderr=True)
+    if _exit_fast:
+        api._retained = []  # freed by the process's end instead of one by one
+    console = None
+    if _stderr_may_be_terminal():
+        from rich.console import Console
+
+        console = Console(stderr=True)
     with stage(console, "scoring…"):
-        report = evaluate(
-            args.predictions, gold=args.gold, corpus=args.corpus, split=args.split,
+        return evaluate(
+            predictions, gold=args.gold, corpus=args.corpus, split=args.split,
             profile=args.profile, pred_format=args.pred_format, strict=args.strict,
             missing=args.missing, metrics=_split_list(args.metrics) or None,
             by=_split_list(args.by), dontcare=args.dontcare, normalisation=args.norm,
             mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed,
             db=args.db, goals=args.goals, references=args.references,
             gold_states=args.gold_states)
+
+
+def _output(args: argparse.Namespace, report: Any) -> None:
     if args.fmt == "json":
         _write(report.to_json(), args.output)
     elif args.fmt == "markdown":
@@ -146,6 +184,8 @@ def run_score(argv: Sequence[str]) -> int:
     elif args.fmt == "csv":
         _write(report.to_csv(), args.output)
     else:
+        from rich.console import Console
+
         if args.output:
             with open(args.output, "w", encoding="utf-8") as handle:
                 report.render(Console(file=handle, width=120))
@@ -154,8 +194,7 @@ def run_score(argv: Sequence[str]) -> int:
         if not args.no_report:
             target = Path(args.report or f"{Path(args.predictions).name}.report.json")
             target.write_text(report.to_json(), encoding="utf-8")
-            console.print(f"JSON report written to {target}", highlight=False)
-    return EXIT_OK
+            Console(stderr=True).print(f"JSON report written to {target}", highlight=False)
 
 
 def run_validate(argv: Sequence[str]) -> int:
@@ -222,11 +261,14 @@ def run() -> None:
     The cyclic garbage collector is off for the run (the million-odd objects of a corpus
     and a prediction file are acyclic, yet every collection would re-scan them), and the
     process ends with ``os._exit`` once output is flushed, skipping the teardown of those
-    objects; together about a third of a large run's time.
+    objects (:func:`dst_eval.evaluate` keeps them in ``api._retained`` for that); together
+    about a third of a large run's time.
     """
     import gc
 
+    global _exit_fast
     gc.disable()
+    _exit_fast = True
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

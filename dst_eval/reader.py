@@ -528,10 +528,10 @@ def _read_jsonl(content: Any, reader: _TurnReader) -> PredictionSet:
     return PredictionSet(file, "jsonl", dialogues, reader.issues)
 
 
-def _read_sgd(path: Path, corpus: str | None) -> PredictionSet:
+def _read_sgd(path: Path, corpus: str | None, prefetched: Any = None) -> PredictionSet:
     module = _sgd_frames()
     try:
-        predictions = module.read_sgd_frame_predictions(path)
+        predictions = module.read_sgd_frame_predictions(path, prefetched)
     except DstEvalError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as exc:
@@ -587,18 +587,53 @@ def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
     return _read_mwzeval(content, data, reader)
 
 
-def read_predictions(
-    path: str | Path, *, pred_format: str | None = None, corpus: str | None = None
-) -> PredictionSet:
-    """Read a prediction file or directory; keys are canonicalised for ``corpus`` when given."""
+class PrefetchedPredictions:
+    """Predictions whose reading started in a worker process (:func:`prefetch_predictions`);
+    :func:`read_predictions` and :func:`dst_eval.evaluate` accept it."""
+
+    def __init__(self, path: Path, pred_format: str | None, pending: Any) -> None:
+        self.path = path
+        self.pred_format = pred_format
+        self.pending = pending
+
+    def close(self) -> None:
+        """Stop the worker if the predictions were not read (safe to call twice)."""
+        self.pending.close()
+
+
+def prefetch_predictions(path: str | Path,
+                         pred_format: str | None = None) -> PrefetchedPredictions | None:
+    """Start parsing an SGD-style prediction directory in a worker process now, so that the
+    caller can load the gold meanwhile; None for anything else (nothing is started and
+    nothing is checked: problems are reported by the real read)."""
+    if pred_format not in (None, "sgd") or not isinstance(path, str | Path):
+        return None
     path = Path(path)
-    if corpus is not None:
-        key_policy(corpus)  # an unknown corpus is a usage error before any reading
-    with gc_paused():
-        fmt, content, data = _load(path, pred_format)
-        if fmt == "sgd":
-            return _read_sgd(path, corpus)
-        return _read_content(fmt, content, data, str(path), corpus)
+    if not path.is_dir():
+        return None
+    pending = _sgd_frames().start_reading(path)
+    return None if pending is None else PrefetchedPredictions(path, pred_format, pending)
+
+
+def read_predictions(
+    path: str | Path, *, pred_format: str | None = None, corpus: str | None = None,
+    prefetched: PrefetchedPredictions | None = None,
+) -> PredictionSet:
+    """Read a prediction file or directory; keys are canonicalised for ``corpus`` when given
+    (``prefetched``: the :func:`prefetch_predictions` of this path, when started earlier)."""
+    path = Path(path)
+    try:
+        if corpus is not None:
+            key_policy(corpus)  # an unknown corpus is a usage error before any reading
+        with gc_paused():
+            fmt, content, data = _load(path, pred_format)
+            if fmt == "sgd":
+                pending = prefetched.pending if prefetched is not None else None
+                return _read_sgd(path, corpus, pending)
+            return _read_content(fmt, content, data, str(path), corpus)
+    finally:
+        if prefetched is not None:
+            prefetched.close()
 
 
 def predictions_from_object(

@@ -28,15 +28,22 @@ checked here (there is no gold at this point).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import PredictionError
+from ..errors import DstEvalError, PredictionError
 from ..gcpause import gc_paused
-from ..gold import SlotSpan
 from ..jsonio import iter_zip_json, parse_json_bytes, read_bytes
-from ..loaders.sgd import flat_slot_key, parallel_map
+from ..loaders.sgd import (
+    Prefetch,
+    flat_slot_key,
+    frame_builder,
+    parallel_map,
+    slot_setters,
+    span_builder,
+)
 from ..predictions import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"
@@ -289,21 +296,53 @@ def _build(extracted: tuple) -> tuple:
         return file, _issues(counts, first, file), _build_dialogues(compact, states)
 
 
+def _turn_builder() -> Callable:
+    """``(state, requested_slots, active_intents, active_domains, frames) -> PredTurn`` (the
+    other fields None), setting the slots directly when possible (see ``slot_setters``)."""
+    setters = slot_setters(PredTurn, ("state", "requested_slots", "active_intents", "response",
+                                      "active_domains", "frames", "raw_state"))
+    if setters is None:
+        def plain(state: Any, requested: Any, intents: Any, domains: Any, frames: Any
+                  ) -> PredTurn:
+            return PredTurn(state=state, requested_slots=requested, active_intents=intents,
+                            active_domains=domains, frames=frames)
+        return plain
+    (set_state, set_requested, set_intents, set_response, set_domains, set_frames,
+     set_raw) = setters
+    new = object.__new__
+
+    def build(state: Any, requested: Any, intents: Any, domains: Any, frames: Any) -> PredTurn:
+        turn = new(PredTurn)
+        set_state(turn, state)
+        set_requested(turn, requested)
+        set_intents(turn, intents)
+        set_response(turn, None)
+        set_domains(turn, domains)
+        set_frames(turn, frames)
+        set_raw(turn, None)
+        return turn
+
+    return build
+
+
+_pred_turn = _turn_builder()
+_pred_frame = frame_builder(PredFrame)
+_span = span_builder()
+
+
 def _build_dialogues(compact: list, states: list) -> list[tuple[str, list[PredTurn]]]:
     """Wrap one file's compact dialogues (see :class:`_Extractor`) into PredTurns."""
     mappings = [MappingProxyType(dict(values)) for values in states]
+    pred_turn, pred_frame, span = _pred_turn, _pred_frame, _span
     out = []
     for dialogue_id, turns in compact:
         pred_turns = []
         for frames, flat, requested, intents, services in turns:
-            pred_turns.append(PredTurn(
-                state=dict(flat),
-                requested_slots=frozenset(requested),
-                active_intents=dict(intents),
-                active_domains=services,
-                frames=tuple([
-                    PredFrame(service, intent, req, mappings[state_id],
-                              None if spans is None else tuple([SlotSpan(*s) for s in spans]))
+            pred_turns.append(pred_turn(
+                dict(flat), frozenset(requested), dict(intents), services,
+                tuple([
+                    pred_frame(service, intent, req, mappings[state_id],
+                               None if spans is None else tuple([span(*s) for s in spans]))
                     for service, intent, req, state_id, spans in frames]),
             ))
         out.append((dialogue_id, pred_turns))
@@ -319,13 +358,49 @@ def _issues(counts: dict, first: dict, file: str) -> list[Issue]:
     return issues
 
 
-def read_sgd_frame_predictions(path: Path) -> PredictionSet:
-    """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
+class PendingRead:
+    """A prediction directory whose files a worker process is parsing (:func:`start_reading`)."""
+
+    def __init__(self, path: Path, files: list[Path], issues: list[Issue],
+                 prefetch: Prefetch) -> None:
+        self.path = path
+        self.files = files
+        self.issues = issues
+        self.prefetch = prefetch
+
+    def close(self) -> None:
+        """Stop the worker if its results were not consumed."""
+        self.prefetch.close()
+
+
+def start_reading(path: Path) -> PendingRead | None:
+    """Start parsing the files of prediction directory ``path`` in a worker process, so
+    that the caller can load the gold meanwhile; pass the result to
+    :func:`read_sgd_frame_predictions`. None when ``path`` is not a directory of
+    prediction files (any problem is then reported by the real read)."""
+    path = Path(path)
+    try:
+        if not path.is_dir():
+            return None
+        files, issues = _prediction_files(path)
+        sizes = [f.stat().st_size for f in files]
+    except (DstEvalError, OSError):
+        return None
+    return PendingRead(path, files, issues,
+                       Prefetch(extract_file, [(str(f),) for f in files], sizes))
+
+
+def read_sgd_frame_predictions(path: Path, pending: PendingRead | None = None) -> PredictionSet:
+    """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`
+    (``pending``: that directory's :func:`start_reading`, when it was started earlier)."""
     path = Path(path)
     if not path.exists():
         raise PredictionError("prediction path does not exist", file=str(path))
-    if path.suffix.lower() == ".zip":
-        issues: list[Issue] = []
+    if pending is not None and pending.path == path:
+        issues = list(pending.issues)
+        built = pending.prefetch.collect(_build)
+    elif path.suffix.lower() == ".zip":
+        issues = []
         built = [_build(extract_document(doc, f"{path}:{name}"))
                  for name, doc in iter_zip_json(path, error=PredictionError)
                  if SIDE_OUTPUT not in name]

@@ -28,11 +28,16 @@ Speed: files are parsed in this process and one forked worker (:func:`parallel_m
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 import re
+import select
+import signal
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -77,6 +82,104 @@ def flat_slot_key(service: str, slot: str) -> str:
     return f"{service}-{slot}"
 
 
+
+
+FRAME_FIELDS = ("service", "active_intent", "requested_slots", "slot_values", "spans")
+"""Fields of :class:`GoldFrame` and :class:`~dst_eval.predictions.PredFrame`, in order."""
+
+
+def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable, ...] | None:
+    """The slot setters of frozen slots dataclass ``cls``, in the order of ``names``, for
+    building many instances without its generated ``__init__`` (which goes through
+    ``object.__setattr__`` field by field: twice as slow); None when the fields of ``cls``
+    are not exactly ``names`` or it has a ``__post_init__`` (build with ``cls`` then)."""
+    if (tuple(f.name for f in dataclasses.fields(cls)) != names
+            or hasattr(cls, "__post_init__")):
+        return None
+    try:
+        return tuple(cls.__dict__[name].__set__ for name in names)
+    except (KeyError, AttributeError):
+        return None
+
+
+def frame_builder(cls: type) -> Callable:
+    """A positional constructor of frame class ``cls`` (:data:`FRAME_FIELDS`) that sets the
+    slots directly, or ``cls`` itself when that is not possible (:func:`slot_setters`)."""
+    setters = slot_setters(cls, FRAME_FIELDS)
+    if setters is None:
+        return cls
+    set_service, set_intent, set_requested, set_values, set_spans = setters
+    new = object.__new__
+
+    def build(service: str, active_intent: Any, requested_slots: Any, slot_values: Any,
+              spans: Any) -> Any:
+        frame = new(cls)
+        set_service(frame, service)
+        set_intent(frame, active_intent)
+        set_requested(frame, requested_slots)
+        set_values(frame, slot_values)
+        set_spans(frame, spans)
+        return frame
+
+    return build
+
+
+def _gold_turn_builder() -> Callable:
+    """Positional constructor of :class:`GoldTurn` (all fields but ``system_annotations``,
+    which keeps its default) setting the slots directly, or a plain call of the class."""
+    names = ("dialogue_id", "turn_index", "user_utterance", "state", "requested_slots",
+             "active_intents", "services", "system_response", "frames", "raw_turn_index",
+             "system_annotations")
+    setters = slot_setters(GoldTurn, names)
+    factory = GoldTurn.__dataclass_fields__["system_annotations"].default_factory
+    if setters is None or factory is dataclasses.MISSING or factory() is not factory():
+        return GoldTurn
+    annotations = factory()
+    (set_id, set_index, set_utterance, set_state, set_requested, set_intents, set_services,
+     set_response, set_frames, set_raw, set_annotations) = setters
+    new = object.__new__
+
+    def build(dialogue_id: str, turn_index: int, user_utterance: str, state: Any,
+              requested_slots: Any, active_intents: Any, services: Any, system_response: Any,
+              frames: Any, raw_turn_index: Any) -> GoldTurn:
+        turn = new(GoldTurn)
+        set_id(turn, dialogue_id)
+        set_index(turn, turn_index)
+        set_utterance(turn, user_utterance)
+        set_state(turn, state)
+        set_requested(turn, requested_slots)
+        set_intents(turn, active_intents)
+        set_services(turn, services)
+        set_response(turn, system_response)
+        set_frames(turn, frames)
+        set_raw(turn, raw_turn_index)
+        set_annotations(turn, annotations)
+        return turn
+
+    return build
+
+
+def span_builder() -> Callable:
+    """Positional constructor of :class:`SlotSpan` setting the slots directly (or the class)."""
+    setters = slot_setters(SlotSpan, ("slot", "start", "end"))
+    if setters is None:
+        return SlotSpan
+    set_slot, set_start, set_end = setters
+    new = object.__new__
+
+    def build(slot: str, start: int, end: int) -> SlotSpan:
+        span = new(SlotSpan)
+        set_slot(span, slot)
+        set_start(span, start)
+        set_end(span, end)
+        return span
+
+    return build
+
+
+_gold_frame = frame_builder(GoldFrame)
+_span = span_builder()
+_gold_turn = _gold_turn_builder()
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -515,6 +618,175 @@ def parallel_map(func: Callable, jobs: Sequence[tuple], sizes: Sequence[int], *,
     return [results[i] for i in range(len(jobs))]
 
 
+class Prefetch:
+    """``func(*job)`` for every job, started NOW in a forked worker, collected later.
+
+    Jobs are handed out through a queue (a pipe pre-filled with job numbers): the worker
+    takes them from the moment it is forked, while the caller does other work -- loading
+    the gold while the worker parses the predictions; then :meth:`collect` processes the
+    worker's results as they arrive and takes queued jobs itself whenever none is
+    waiting, so neither process idles while work remains. The worker stores each result
+    marshalled in an anonymous temporary file (so it never waits for the caller) and
+    announces it through a pipe. Same error rules as :func:`parallel_map`: the error of
+    the first failing job (in job order) is raised, a :class:`DstEvalError` from the
+    worker re-created here; any other worker failure means its undelivered jobs are
+    computed here. Without a worker (:func:`_worker_count`, less than
+    :data:`PARALLEL_MIN_BYTES` of input) everything is computed here. :meth:`close` ends
+    an unconsumed worker (call it in a ``finally``).
+    """
+
+    _NOTE = 24  # bytes per announcement: job number, offset and size of its result
+    _JOB = 4  # bytes per queued job number
+
+    def __init__(self, func: Callable, jobs: Sequence[tuple], sizes: Sequence[int]) -> None:
+        self.func, self.jobs = func, list(jobs)
+        self.pid: int | None = None
+        self._notes: int | None = None
+        self._store: Any = None
+        self._queue: int | None = None
+        if (sum(sizes) < PARALLEL_MIN_BYTES or _worker_count() < 2
+                or len(self.jobs) * self._JOB > 4096):  # the queue must fit in a pipe
+            return
+        try:
+            store = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        except OSError:
+            return
+        queue_read, queue_write = os.pipe()
+        os.write(queue_write, b"".join(i.to_bytes(self._JOB, "little")
+                                       for i in range(len(self.jobs))))
+        os.close(queue_write)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # worker
+            os.close(read_fd)
+            self._work(queue_read, write_fd, store.fileno())
+        os.close(write_fd)
+        self.pid = pid
+        self._queue = queue_read
+        self._notes = read_fd
+        self._store = store
+
+    def _work(self, queue: int, write_fd: int, store: int) -> None:
+        status, offset = 0, 0
+        try:
+            while len(claim := os.read(queue, self._JOB)) == self._JOB:
+                index = int.from_bytes(claim, "little")
+                try:
+                    payload: tuple = ("ok", self.func(*self.jobs[index]))
+                except DstEvalError as exc:
+                    payload = ("error", (type(exc).__name__, exc.message, exc.file,
+                                         exc.dialogue, exc.turn))
+                data = memoryview(marshal.dumps(payload))
+                written = 0
+                while written < len(data):
+                    written += os.pwrite(store, data[written:], offset + written)
+                os.write(write_fd, b"".join(n.to_bytes(8, "little")
+                                            for n in (index, offset, len(data))))
+                offset += len(data)
+                if payload[0] == "error":
+                    break
+        except BaseException:  # noqa: BLE001 - the parent computes what it did not get
+            status = 1
+        finally:
+            os._exit(status)
+
+    def _claim(self) -> int | None:
+        """The next queued job number (taken from the worker), or None."""
+        if self._queue is None:
+            return None
+        claim = os.read(self._queue, self._JOB)
+        return int.from_bytes(claim, "little") if len(claim) == self._JOB else None
+
+    def _receive(self, wait: bool) -> tuple[int, tuple] | None:
+        """The worker's next ``(job, payload)``; None when none is ready (``wait=False``) or
+        the worker has no more to give (then ``self._notes`` becomes None)."""
+        notes = self._notes
+        if notes is None or (not wait and not select.select([notes], [], [], 0)[0]):
+            return None
+        try:
+            note = os.read(notes, self._NOTE)  # one whole note: written at once, < PIPE_BUF
+            if len(note) == self._NOTE:
+                index, offset, size = (int.from_bytes(note[i:i + 8], "little")
+                                       for i in (0, 8, 16))
+                data = os.pread(self._store.fileno(), size, offset)
+                if len(data) == size:
+                    return index, marshal.loads(data)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+        os.close(notes)  # the worker is done or gone: what it did not deliver is done here
+        self._notes = None
+        return None
+
+    def _compute(self, index: int) -> tuple:
+        try:
+            return ("ok", self.func(*self.jobs[index]))
+        except Exception as exc:  # noqa: BLE001 - raised when its turn comes, in job order
+            return ("raise", exc)
+
+    def collect(self, then: Callable = _identity) -> list:
+        """``[then(result) for every job]`` in job order. ``then`` runs on each result as
+        soon as it is here; this process computes a queued job itself only when no result
+        of the worker is waiting, so that the two share the work and neither idles."""
+        done: dict[int, tuple] = {}
+        try:
+            while len(done) < len(self.jobs):
+                received = self._receive(wait=False)
+                if received is None:
+                    claimed = self._claim()
+                    if claimed is not None:
+                        received = claimed, self._compute(claimed)
+                    elif self._notes is not None:
+                        received = self._receive(wait=True)
+                    if received is None:
+                        if self._notes is None and self._claim() is None:
+                            for i in range(len(self.jobs)):  # jobs the worker did not deliver
+                                if i not in done:
+                                    done[i] = self._applied(self._compute(i), then)
+                        continue
+                index, payload = received
+                done[index] = self._applied(payload, then)
+            out = []
+            for index in range(len(self.jobs)):
+                kind, value = done[index]
+                if kind == "raise":
+                    raise value
+                if kind == "error":
+                    name, message, file, dialogue, turn = value
+                    error_class = getattr(errors, name, DstEvalError)
+                    raise error_class(message, file=file, dialogue=dialogue, turn=turn)
+                out.append(value)
+            return out
+        finally:
+            self.close()
+
+    @staticmethod
+    def _applied(payload: tuple, then: Callable) -> tuple:
+        if payload[0] != "ok":
+            return payload
+        try:
+            return ("ok", then(payload[1]))
+        except Exception as exc:  # noqa: BLE001 - raised when its turn comes, in job order
+            return ("raise", exc)
+
+    def close(self) -> None:
+        """Stop and reap the worker (if still running); release the pipes and the file."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        if self._notes is not None:
+            os.close(self._notes)
+            self._notes = None
+        if self._queue is not None:
+            os.close(self._queue)
+            self._queue = None
+        if self.pid is not None:
+            pid, self.pid = self.pid, None
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
 # --------------------------------------------------------------------------- cache
 
 
@@ -545,6 +817,8 @@ def _build_file(compact: tuple) -> list[GoldDialogue]:
     state_maps = [MappingProxyType(dict(items)) if items else _EMPTY_STATE for items in states]
     flat_maps = [MappingProxyType(dict(items)) if items else _EMPTY_STATE for items in flats]
     out = []
+    gold_frame, gold_turn, span = _gold_frame, _gold_turn, _span
+    intent_maps: dict[tuple, MappingProxyType] = {(): _EMPTY_STATE}  # shared: read-only
     for dialogue_id, services, turns in dialogues:
         gold_turns = []
         for index, (raw_index, utterance, response, frames, flat_id, requested,
@@ -552,12 +826,14 @@ def _build_file(compact: tuple) -> list[GoldDialogue]:
             gold_frames = []
             for service, intent, requested_slots, state_id, spans in frames:
                 if spans:
-                    spans = tuple([SlotSpan(*span) for span in spans])
-                gold_frames.append(GoldFrame(service, intent, requested_slots,
-                                             state_maps[state_id], spans))
-            gold_turns.append(GoldTurn(
-                dialogue_id, index, utterance, flat_maps[flat_id], frozenset(requested),
-                MappingProxyType(dict(intents)) if intents else _EMPTY_STATE,
+                    spans = tuple([span(*item) for item in spans])
+                gold_frames.append(gold_frame(service, intent, requested_slots,
+                                              state_maps[state_id], spans))
+            active = intent_maps.get(intents)
+            if active is None:
+                active = intent_maps[intents] = MappingProxyType(dict(intents))
+            gold_turns.append(gold_turn(
+                dialogue_id, index, utterance, flat_maps[flat_id], frozenset(requested), active,
                 tuple([f.service for f in gold_frames]), response, tuple(gold_frames),
                 raw_index,
             ))

@@ -82,3 +82,21 @@ def test_unwritable_cache_directory_is_not_an_error(tmp_path, monkeypatch):
     monkeypatch.delenv("DST_EVAL_NO_CACHE", raising=False)
     assert len(load_gold(SAMPLES / "jmultiwoz", corpus="jmultiwoz")) > 0
     assert os.path.isfile(blocker)
+
+
+def test_response_gold_cache_equals_a_fresh_derivation(shared_dir, cache_home, monkeypatch):
+    from dst_eval.multiwoz.response import load_response_gold
+
+    data = shared_dir / "corpora" / "multiwoz21" / "test.json.zip"
+    db = shared_dir / "corpora" / "multiwoz21" / "db"
+    monkeypatch.setenv("DST_EVAL_NO_CACHE", "1")
+    fresh = load_response_gold(data, db)
+    monkeypatch.delenv("DST_EVAL_NO_CACHE")
+    first = load_response_gold(data, db)  # builds and writes the entry
+    assert len(list(cache_home.glob("mwz-response-*.marshal"))) == 1
+    cached = load_response_gold(data, db)  # reads it
+    for gold in (first, cached):
+        assert dict(gold.goals) == dict(fresh.goals)
+        assert dict(gold.booked) == dict(fresh.booked)
+        assert dict(gold.references) == dict(fresh.references)
+        assert dict(gold.states) == dict(fresh.states)

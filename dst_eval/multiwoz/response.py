@@ -185,8 +185,52 @@ def load_response_gold(
     (e.g. :func:`.delex.load_mwz22_references`, :func:`.goals.gold_states_from_mwz22`).
     """
     with _gc_paused():
-        return _load_response_gold(data, db_dir, ids=ids, references=references,
+        cacheable = all(isinstance(x, str | Path) or x is None for x in (references, gold_states))
+        if not cacheable:
+            return _load_response_gold(data, db_dir, ids=ids, references=references,
+                                       gold_states=gold_states)
+        return _cached_response_gold(data, db_dir, ids=ids, references=references,
+                                     gold_states=gold_states)
+
+
+def _code_digest() -> str:
+    """Digest of the code that derives the response gold: new code, new cache entries."""
+    import hashlib
+
+    from .. import mwzeval_rules
+    from . import delex, goals
+
+    digest = hashlib.sha256()
+    for module_file in (__file__, goals.__file__, delex.__file__, mwzeval_rules.__file__):
+        digest.update(Path(module_file).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cached_response_gold(data: str | Path, db_dir: str | Path, *, ids: Iterable[str] | None,
+                          references: str | Path | None,
+                          gold_states: str | Path | None) -> ResponseGold:
+    """:func:`_load_response_gold` with its derived goals, booked domains, references and
+    gold states cached on disk (:mod:`dst_eval.diskcache`), keyed by the input files, the
+    dialogue ids and the deriving code; the database is always read afresh."""
+    from ..diskcache import cached
+
+    wanted = None if ids is None else tuple(ids)
+    inputs = [Path(data), None if references is None else Path(references),
+              None if gold_states is None else Path(gold_states)]
+
+    def build() -> tuple:
+        gold = _load_response_gold(data, db_dir, ids=wanted, references=references,
                                    gold_states=gold_states)
+        distinct = {text for turns in gold.references.values() for text in turns}
+        tokenized = {text: _TOKENIZE_13A(text.rstrip()) for text in distinct}
+        return (dict(gold.goals), dict(gold.booked), dict(gold.references), dict(gold.states),
+                dict(gold.sources), tokenized)
+
+    version = (2, _code_digest(), wanted)
+    goals, booked, refs, states, sources, tokenized = cached("mwz-response", version, inputs,
+                                                            build)
+    _PRETOKENIZED.update(tokenized)
+    return ResponseGold(goals, booked, refs, states, MultiwozDatabase.load(db_dir), sources)
 
 
 def _load_response_gold(
@@ -374,6 +418,8 @@ def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
 
 
 _TOKENIZE_13A = get_tokenizer("13a")
+_PRETOKENIZED: dict[str, str] = {}
+"""13a tokenisations of reference texts loaded with the cached response gold."""
 
 
 @lru_cache(maxsize=1 << 17)
@@ -382,7 +428,8 @@ def _ngram_counts(text: str) -> tuple[int, Counter]:
 
     One Counter holds all orders: unigrams are strings, longer n-grams tuples.
     """
-    tokens = _TOKENIZE_13A(text.rstrip()).split()
+    tokenized = _PRETOKENIZED.get(text)
+    tokens = (_TOKENIZE_13A(text.rstrip()) if tokenized is None else tokenized).split()
     counts = Counter(tokens)
     second, third = tokens[1:], tokens[2:]
     counts.update(zip(tokens, second, strict=False))

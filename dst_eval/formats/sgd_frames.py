@@ -150,13 +150,7 @@ class _Extractor:
         self.tally = _Tally()
         self.states: list[tuple] = []
         self.state_index: dict[tuple, int] = {}
-        self.keys: dict[tuple[str, str], str] = {}
-
-    def key(self, service: str, slot: str) -> str:
-        key = self.keys.get((service, slot))
-        if key is None:
-            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
-        return key
+        self.key = flat_slot_key
 
     def dialogue(self, dialogue_id: str, dialogue: Any) -> tuple:
         """One predicted dialogue -> ``(dialogue_id, (turn, ...))`` (USER turns only)."""

@@ -38,6 +38,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -75,8 +76,10 @@ _EMPTY_STATE: MappingProxyType = MappingProxyType({})
 #   schema   = ((service, (slot, ...), (categorical slot, ...), (intent, ...)), ...)
 
 
+@lru_cache(maxsize=1 << 16)
 def flat_slot_key(service: str, slot: str) -> str:
-    """``"<service>-<slot>"``; a slot already named ``"<service>-..."`` (MultiWOZ 2.2) is kept."""
+    """``"<service>-<slot>"``; a slot already named ``"<service>-..."`` (MultiWOZ 2.2) is kept.
+    Cached: the same few hundred (service, slot) pairs recur in every frame."""
     if slot.startswith(service) and slot[len(service):len(service) + 1] == "-":
         return slot
     return f"{service}-{slot}"
@@ -331,13 +334,7 @@ class _Extractor:
         self.state_ids: dict[tuple, int] = {}
         self.flats: list[tuple] = []
         self.flat_ids: dict[tuple, int] = {}
-        self.keys: dict[tuple[str, str], str] = {}
-
-    def key(self, service: str, slot: str) -> str:
-        key = self.keys.get((service, slot))
-        if key is None:
-            key = self.keys[(service, slot)] = flat_slot_key(service, slot)
-        return key
+        self.key = flat_slot_key
 
     def result(self, dialogues: list[tuple]) -> tuple:
         return (tuple(self.states), tuple(self.flats), tuple(dialogues))

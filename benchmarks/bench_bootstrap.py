@@ -26,8 +26,8 @@ from typing import Any
 from dst_eval.metrics.resampling import approximate_randomisation, bootstrap_ci, paired_bootstrap
 
 from dst_eval.api import evaluate
+from dst_eval.corpora import load_gold
 from dst_eval.gold import GoldSet, dialogue_key, split_slot_key
-from dst_eval.loaders import load_gold
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from dst_eval.alignment import align
-from dst_eval.loaders import crosswoz
+from dst_eval.corpora.crosswoz import loader as crosswoz
+from dst_eval.predictions.reader import read_predictions
 from dst_eval.profiles import ScoreOptions, get_profile
-from dst_eval.reader import read_predictions
 
 DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "crosswoz" / \
     "test.json.zip"

@@ -33,7 +33,7 @@ print(t1 - t0, report.scores["joint_goal_accuracy"])
 
 
 def make_predictions(test_zip: Path, out: Path) -> None:
-    from dst_eval.loaders import load_gold
+    from dst_eval.corpora import load_gold
 
     gold = load_gold(test_zip, corpus="multiwoz21", split="test")
     predictions = {}

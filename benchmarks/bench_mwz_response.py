@@ -38,9 +38,9 @@ def shared_dir() -> Path:
 
 def run_once() -> dict:
     """One cold process: load gold, score the 15 files, check numbers; timings in seconds."""
+    from dst_eval.corpora.multiwoz.engine import load_response_gold, score_responses
     from dst_eval.errors import PredictionError
     from dst_eval.jsonio import read_json
-    from dst_eval.multiwoz import load_response_gold, score_responses
 
     shared = shared_dir()
     corpus = shared / "corpora" / "multiwoz21"

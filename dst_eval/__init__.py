@@ -9,15 +9,15 @@ __all__ = ["__version__", "evaluate", "load_gold", "read_predictions"]
 
 def __getattr__(name: str):  # lazy: `import dst_eval.metrics` must not load pandas/rich
     if name == "evaluate":
-        from .api import evaluate
+        from dst_eval.api import evaluate
 
         return evaluate
     if name == "load_gold":
-        from .loaders import load_gold
+        from dst_eval.corpora import load_gold
 
         return load_gold
     if name == "read_predictions":
-        from .reader import read_predictions
+        from dst_eval.predictions.reader import read_predictions
 
         return read_predictions
     raise AttributeError(f"module 'dst_eval' has no attribute {name!r}")

@@ -39,11 +39,10 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from types import MappingProxyType
 
-from .errors import PredictionError
-from .gcpause import gc_paused
-from .gold import GoldSet, GoldTurn, State, dialogue_key, split_slot_key
-from .predictions import Issue, PredictionSet, PredTurn
-from .reader import show
+from dst_eval.errors import PredictionError
+from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key, split_slot_key
+from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
+from dst_eval.predictions.reader import show
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")
@@ -287,8 +286,7 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) ->
     """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
     unknown slots, domains and malformed values (grouped in ``issues``, every instance in
     ``issue_details``)."""
-    with gc_paused():
-        return _align(gold, predictions, strict)
+    return _align(gold, predictions, strict)
 
 
 def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment:

@@ -11,17 +11,17 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .alignment import align
-from .config import corpus_config
-from .errors import UsageError
-from .gold import GoldSet
-from .loaders import load_gold
-from .predictions import PredictionSet
-from .profiles import ProfileResult, ScoreOptions, get_profile
-from .reader import PrefetchedPredictions, prefetch_predictions
-from .report import Report
-from .responses import ResponseResources, ResponseResult, has_responses, score_responses
-from .signature import Signature
+from dst_eval.alignment import align
+from dst_eval.config import corpus_config
+from dst_eval.corpora import load_gold
+from dst_eval.errors import UsageError
+from dst_eval.gold import GoldSet
+from dst_eval.predictions.model import PredictionSet
+from dst_eval.predictions.reader import PrefetchedPredictions, prefetch_predictions
+from dst_eval.profiles import ProfileResult, ScoreOptions, get_profile
+from dst_eval.report import Report
+from dst_eval.responses import ResponseResources, ResponseResult, has_responses, score_responses
+from dst_eval.signature import Signature
 
 _retained: list | None = None
 """Set to a list by a process that ends with ``os._exit`` (the ``dst-eval`` command):
@@ -68,7 +68,7 @@ def _as_gold(gold: str | Path | GoldSet, corpus: str | None, split: str | None) 
 
 
 def _as_predictions(predictions: Any, corpus: str, pred_format: str | None) -> PredictionSet:
-    from . import reader
+    from dst_eval.predictions import reader
 
     if isinstance(predictions, PredictionSet):
         return predictions
@@ -210,8 +210,8 @@ def _evaluate(
         merge_responses(report, score_responses(alignment, options, resources=resources,
                                                 profile=profile_name))
     if bootstrap:
-        from .metrics.resampling import parse_seed, seed_from_env
-        from .significance import add_bootstrap
+        from dst_eval.metrics.resampling import parse_seed, seed_from_env
+        from dst_eval.significance import add_bootstrap
 
         chosen = parse_seed(seed) if seed is not None else seed_from_env()
         report.signature = report.signature.with_fields(**add_bootstrap(report, bootstrap, chosen))

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .errors import UsageError
+from dst_eval.errors import UsageError
 
 CORPORA = ("multiwoz22", "multiwoz21", "sgd", "crosswoz", "risawoz", "jmultiwoz")
 

@@ -48,10 +48,10 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import __version__
-from .metrics.error_analysis import OUTCOMES, error_counts, frequent_wrong_values
-from .profiles.strict import DEPTH_CAP, domain_of
-from .report import COUNT_KEYS, POINT_PREFIXES, Report, format_value
+from dst_eval import __version__
+from dst_eval.metrics.error_analysis import OUTCOMES, error_counts, frequent_wrong_values
+from dst_eval.profiles.strict import DEPTH_CAP, domain_of
+from dst_eval.report import COUNT_KEYS, POINT_PREFIXES, Report, format_value
 
 TOP_SLOTS = 30
 """Slots shown in the per-slot error plot (the table lists every slot)."""

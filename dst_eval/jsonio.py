@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .errors import DstEvalError, GoldDataError
+from dst_eval.errors import DstEvalError, GoldDataError
 
 ErrorType = type[DstEvalError]
 

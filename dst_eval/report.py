@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from .predictions import Issue
-from .signature import Signature
+from dst_eval.predictions.model import Issue
+from dst_eval.signature import Signature
 
 COUNT_KEYS = {"turns", "correct", "wrong", "missing", "extra", "errors", "dialogues"}
 POINT_PREFIXES = ("bleu", "combined", "avg_", "num_", "entropy", "cond_entropy", "msttr",

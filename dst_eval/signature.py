@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import __version__
+from dst_eval import __version__
 
 
 @dataclass(frozen=True)

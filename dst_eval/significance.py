@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from .errors import UsageError
-from .metrics.base import Metric, TurnTable
-from .metrics.resampling import (
+from dst_eval.errors import UsageError
+from dst_eval.metrics.base import Metric, TurnTable
+from dst_eval.metrics.resampling import (
     DEFAULT_SEED,
     TIES,
     Seed,
@@ -27,7 +27,7 @@ from .metrics.resampling import (
     paired_bootstrap,
     seed_label,
 )
-from .report import Report, format_value
+from dst_eval.report import Report, format_value
 
 TESTS = ("bs", "ar", "both")
 DEFAULT_RESAMPLES = 1000

@@ -39,8 +39,8 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from types import MappingProxyType
 
-from .config import CORPORA, corpus_config
-from .errors import UsageError
+from dst_eval.config import CORPORA, corpus_config
+from dst_eval.errors import UsageError
 
 KEY_POLICIES: Mapping[str, str] = MappingProxyType({
     "multiwoz21": "lower",

@@ -14,22 +14,22 @@ dialogue-level bootstrap use.
 
 from __future__ import annotations
 
-from .average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
-from .base import Metric, TurnTable
-from .error_analysis import error_counts, frequent_wrong_values, slot_error_counts
-from .flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
-from .intent_accuracy import ActiveIntentAccuracy, active_intent_accuracy
-from .joint_goal_accuracy import JointGoalAccuracy, joint_goal_accuracy
-from .relative_slot_accuracy import RelativeSlotAccuracy, relative_slot_accuracy
-from .requested_slots import (
+from dst_eval.metrics.average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
+from dst_eval.metrics.base import Metric, TurnTable
+from dst_eval.metrics.error_analysis import error_counts, frequent_wrong_values, slot_error_counts
+from dst_eval.metrics.flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
+from dst_eval.metrics.intent_accuracy import ActiveIntentAccuracy, active_intent_accuracy
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy, joint_goal_accuracy
+from dst_eval.metrics.relative_slot_accuracy import RelativeSlotAccuracy, relative_slot_accuracy
+from dst_eval.metrics.requested_slots import (
     RequestedSlotsF1,
     RequestedSlotsF1TurnMacro,
     RequestedSlotsPrecision,
     RequestedSlotsRecall,
     requested_slots_precision_recall_f1,
 )
-from .slot_accuracy import SlotAccuracy, slot_accuracy
-from .slot_f1 import (
+from dst_eval.metrics.slot_accuracy import SlotAccuracy, slot_accuracy
+from dst_eval.metrics.slot_f1 import (
     SlotF1,
     SlotF1PerTurnMacro,
     SlotPrecision,
@@ -37,8 +37,8 @@ from .slot_f1 import (
     slot_f1_turn_macro,
     slot_precision_recall_f1,
 )
-from .state_compare import SlotOutcome, turn_table
-from .turn_accuracy import TurnAccuracy, turn_accuracy
+from dst_eval.metrics.state_compare import SlotOutcome, turn_table
+from dst_eval.metrics.turn_accuracy import TurnAccuracy, turn_accuracy
 
 __all__ = [
     "ActiveIntentAccuracy", "AverageGoalAccuracy", "FlexibleGoalAccuracy", "JointGoalAccuracy",

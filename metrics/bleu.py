@@ -38,8 +38,7 @@ from importlib.metadata import PackageNotFoundError, version
 from itertools import chain
 
 import numpy as np
-
-from .tokenizers import get_tokenizer
+from dst_eval.metrics.tokenizers import get_tokenizer
 
 __all__ = [
     "MAX_NGRAM_ORDER",

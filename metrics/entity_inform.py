@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-
-from .base import Metric, ratio
+from dst_eval.metrics.base import Metric, ratio
 
 __all__ = [
     "EntityInformRate",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
-from .base import GoldState, PredState
-from .state_compare import SlotOutcome, turn_table
+from dst_eval.metrics.base import GoldState, PredState
+from dst_eval.metrics.state_compare import SlotOutcome, turn_table
 
 OUTCOMES = ("correct", "wrong", "missing", "extra")
 

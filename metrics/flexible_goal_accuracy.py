@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .base import GoldState, Metric, PredState, ratio
-from .state_compare import fga_column, turn_table
+from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
+from dst_eval.metrics.state_compare import fga_column, turn_table
 
 
 class FlexibleGoalAccuracy(Metric):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .base import Metric, ratio
-from .state_compare import _intent_columns
+from dst_eval.metrics.base import Metric, ratio
+from dst_eval.metrics.state_compare import _intent_columns
 
 
 class ActiveIntentAccuracy(Metric):

@@ -20,9 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
-from .base import GoldState, Metric, PredState, ratio
-from .state_compare import turn_table
+from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
+from dst_eval.metrics.state_compare import turn_table
 
 EMPTY_TURNS = ("exclude", "zero", "one")
 AVERAGES = ("macro", "micro")

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-
-from .base import Metric, ratio
-from .state_compare import _requested_columns
+from dst_eval.metrics.base import Metric, ratio
+from dst_eval.metrics.state_compare import _requested_columns
 
 
 def _micro(sums):

@@ -53,9 +53,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-
-from .base import Metric, TurnTable
-from .bleu import MAX_NGRAM_ORDER, BleuStats, sentence_bleu_from_stats
+from dst_eval.metrics.base import Metric, TurnTable
+from dst_eval.metrics.bleu import MAX_NGRAM_ORDER, BleuStats, sentence_bleu_from_stats
 
 __all__ = [
     "DEFAULT_SEED", "BleuMetric", "Seed", "approximate_randomisation", "bleu_table",

@@ -36,8 +36,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
-from .fuzzy import token_sort_ratio
+from dst_eval.metrics.fuzzy import token_sort_ratio
 
 NAN = float("nan")
 

@@ -36,8 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from .base import GoldState, PredState, TurnTable, as_variants
+from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 

@@ -33,7 +33,7 @@ from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 
-from ..errors import UsageError
+from dst_eval.errors import UsageError
 
 __all__ = [
     "ALIASES",

@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
-
-from .base import Metric, ratio
+from dst_eval.metrics.base import Metric, ratio
 
 
 def trade_slot_errors(y_true: Sequence[Collection[str]],

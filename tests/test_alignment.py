@@ -10,8 +10,8 @@ import pytest
 from dst_eval.alignment import align, group_issues, known_slot_keys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, ServiceSchema, freeze_state
-from dst_eval.predictions import Issue, PredictionSet, PredTurn
-from dst_eval.reader import read_predictions
+from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
+from dst_eval.predictions.reader import read_predictions
 
 
 def gold_turn(dialogue: str, index: int, state: dict) -> GoldTurn:
@@ -194,7 +194,7 @@ def test_group_issues_keeps_singletons_and_marks_errors():
 
 @pytest.fixture(scope="session")
 def multiwoz21_test(shared_dir):
-    from dst_eval.loaders import load_gold
+    from dst_eval.corpora import load_gold
 
     return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip", split="test")
 
@@ -237,7 +237,7 @@ def test_gold_values_holding_a_pipe_are_not_hedges(tmp_path):
 
 @pytest.fixture(scope="session")
 def sgd_dev(shared_dir):
-    from dst_eval.loaders import load_gold
+    from dst_eval.corpora import load_gold
 
     return load_gold(shared_dir / "corpora" / "sgd", split="dev")
 

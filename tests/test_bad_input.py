@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dst_eval.cli import main
+from dst_eval.cli.app import main
 from dst_eval.errors import DstEvalError, PredictionError
-from dst_eval.reader import read_predictions
+from dst_eval.predictions.reader import read_predictions
 
 
 @pytest.fixture(scope="module")

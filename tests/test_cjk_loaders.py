@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 
 from dst_eval.config import corpus_config
+from dst_eval.corpora import detect_corpus, load_gold
+from dst_eval.corpora.crosswoz import loader as crosswoz
+from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
+from dst_eval.corpora.risawoz import loader as risawoz
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet, split_slot_key
-from dst_eval.loaders import crosswoz, detect_corpus, jmultiwoz, load_gold, risawoz
 
 # ----------------------------------------------------------------------------- helpers
 

@@ -17,11 +17,11 @@ import pytest
 from dst_eval.metrics.resampling import approximate_randomisation, bootstrap_ci, paired_bootstrap
 from helpers import oracle_predictions
 
-from dst_eval import cli
+import dst_eval.cli.app as cli
 from dst_eval.api import evaluate
-from dst_eval.compare_cli import run_compare
+from dst_eval.cli.compare import run_compare
+from dst_eval.corpora import load_gold
 from dst_eval.errors import DstEvalError, UsageError
-from dst_eval.loaders import load_gold
 from dst_eval.significance import add_bootstrap
 
 COPIES = 12

@@ -9,8 +9,8 @@ import pytest
 from helpers import oracle_predictions
 
 from dst_eval import evaluate
-from dst_eval.cli import main
-from dst_eval.loaders import load_gold
+from dst_eval.cli.app import main
+from dst_eval.corpora import load_gold
 
 SAMPLES = Path(__file__).resolve().parent.parent / "gold_samples"
 MWZ22 = SAMPLES / "multiwoz22"

@@ -20,10 +20,10 @@ import orjson
 import pytest
 from browser import chromium_or_skip, png_size_and_colours, render
 
-from dst_eval import cli
+import dst_eval.cli.app as cli
 from dst_eval.api import evaluate
+from dst_eval.corpora import load_gold
 from dst_eval.html_report import render_leaderboard_html, render_report_html
-from dst_eval.loaders import load_gold
 from dst_eval.report import Report
 from dst_eval.signature import Signature
 

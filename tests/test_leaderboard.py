@@ -20,11 +20,12 @@ from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.resampling import resample_indices
 from helpers import oracle_predictions
 
-from dst_eval import evaluate, leaderboard
-from dst_eval.cli import main
+from dst_eval import evaluate
+from dst_eval.cli.app import main
+from dst_eval.cli.leaderboard import run_leaderboard
+from dst_eval.corpora import load_gold
 from dst_eval.errors import UsageError
-from dst_eval.leaderboard_cli import run_leaderboard
-from dst_eval.loaders import load_gold
+from dst_eval.leaderboard import core as leaderboard
 from dst_eval.report import Report
 from dst_eval.signature import Signature
 from dst_eval.significance import compare_reports

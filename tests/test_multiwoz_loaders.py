@@ -13,9 +13,11 @@ import pytest
 from helpers import oracle_predictions
 
 from dst_eval.config import corpus_config
+from dst_eval.corpora import detect_corpus, load_gold
+from dst_eval.corpora.multiwoz import loader21 as multiwoz21
+from dst_eval.corpora.multiwoz import loader22 as multiwoz22
 from dst_eval.errors import EXIT_GOLD_PROBLEM, GoldDataError, UsageError
 from dst_eval.gold import GoldSet, SlotSpan
-from dst_eval.loaders import detect_corpus, load_gold, multiwoz21, multiwoz22
 
 # ------------------------------------------------------------------------------------ fixtures
 
@@ -408,7 +410,7 @@ def test_gold_sample_mwz22(gold_samples: Path) -> None:
 
 def test_gold_sample_mwz22_predictions_hold_three_errors(gold_samples: Path) -> None:
     from dst_eval.alignment import align
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     gold = load_gold(gold_samples / "multiwoz22")
     preds = read_predictions(gold_samples / "multiwoz22" / "predictions.json", corpus="multiwoz22")
@@ -431,7 +433,7 @@ def test_gold_sample_mwz22_predictions_hold_three_errors(gold_samples: Path) -> 
 
 
 def test_oracle_round_trip(tmp_path: Path, gold_samples: Path, mwz21_test: GoldSet) -> None:
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     for corpus, gold in (("multiwoz22", load_gold(gold_samples / "multiwoz22")),
                          ("multiwoz21", mwz21_test)):

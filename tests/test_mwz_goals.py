@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dst_eval.errors import GoldDataError
-from dst_eval.multiwoz.goals import (
+from dst_eval.corpora.multiwoz.goals import (
     booked_domains,
     derive_goal,
     goal_domains,
@@ -16,6 +15,7 @@ from dst_eval.multiwoz.goals import (
     gold_states_from_mwz22,
     load_multiwoz21,
 )
+from dst_eval.errors import GoldDataError
 
 
 @pytest.fixture(scope="session")

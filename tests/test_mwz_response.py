@@ -25,20 +25,24 @@ from dst_eval.metrics.inform_success import (
     inform_success_rates,
 )
 
-from dst_eval.errors import GoldDataError, PredictionError, UsageError
-from dst_eval.jsonio import read_json
-from dst_eval.multiwoz import ResponseGold, load_response_gold, score_responses
-from dst_eval.multiwoz.database import MultiwozDatabase, fuzzy_match, time_to_minutes
-from dst_eval.multiwoz.delex import (
+from dst_eval.corpora.multiwoz.database import MultiwozDatabase, fuzzy_match, time_to_minutes
+from dst_eval.corpora.multiwoz.delex import (
     delexicalize_char_spans,
     delexicalize_word_spans,
     load_mwz22_references,
     normalize_response,
     references_from_mwz22,
 )
-from dst_eval.multiwoz.domains import estimate_active_domains
-from dst_eval.multiwoz.goals import load_multiwoz21
-from dst_eval.multiwoz.response import bleu_statistics
+from dst_eval.corpora.multiwoz.domains import estimate_active_domains
+from dst_eval.corpora.multiwoz.engine import (
+    ResponseGold,
+    bleu_statistics,
+    load_response_gold,
+    score_responses,
+)
+from dst_eval.corpora.multiwoz.goals import load_multiwoz21
+from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.jsonio import read_json
 
 SYSTEMS = (
     "augpt", "bort", "damd", "dots", "galaxy-e2e", "galaxy-policy", "hdno", "hdsa", "labes",
@@ -369,7 +373,7 @@ def test_fast_moses_tokenizer_equals_sacremoses(predictions) -> None:
     """The set-based islower/isanyalpha give sacremoses' own tokenisation."""
     from sacremoses import MosesTokenizer
 
-    from dst_eval.multiwoz.delex import _MOSES_TOKENIZER
+    from dst_eval.corpora.multiwoz.delex import _MOSES_TOKENIZER
 
     plain = MosesTokenizer(lang="en")
     texts = sorted({t["response"] for name in ("soloist", "dots") for turns in

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from dst_eval.alignment import align
+from dst_eval.corpora.multiwoz import mwzeval_states
 from dst_eval.errors import GoldDataError
-from dst_eval.formats import mwzeval_states
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
-from dst_eval.predictions import PredictionSet, PredTurn
+from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.profiles import ScoreOptions
 from dst_eval.profiles.mwzeval import score
 
@@ -147,7 +147,7 @@ def test_canonical_state_used_without_raw_state() -> None:
 
 
 def test_raw_state_keeps_what_the_reader_drops(tmp_path: Path) -> None:
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     path = tmp_path / "preds.json"
     path.write_text(json.dumps({"d2": [
@@ -286,7 +286,7 @@ def test_reference_lists_are_complete(mwzeval_dir: Path, reference_outputs: dict
 @pytest.mark.parametrize("system", DST_SYSTEMS)
 def test_reproduces_mwzeval_dst(system: str, approx_gold: GoldSet, mwzeval_dir: Path,
                                 reference_outputs: dict) -> None:
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     expected = reference_outputs[system]["dst"]
     preds = read_predictions(mwzeval_dir / "predictions" / f"{system}.json", corpus="multiwoz22")
@@ -304,7 +304,7 @@ def test_reproduces_mwzeval_dst(system: str, approx_gold: GoldSet, mwzeval_dir: 
 
 
 def test_labes_default_counts_missing_dialogues(approx_gold: GoldSet, mwzeval_dir: Path) -> None:
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     preds = read_predictions(mwzeval_dir / "predictions" / "labes.json", corpus="multiwoz22")
     result = score(align(approx_gold, preds), ScoreOptions())
@@ -318,7 +318,7 @@ def test_labes_default_counts_missing_dialogues(approx_gold: GoldSet, mwzeval_di
 
 
 def test_stateless_file_scores_zero_like_mwzeval(approx_gold: GoldSet, mwzeval_dir: Path) -> None:
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     preds = read_predictions(mwzeval_dir / "predictions" / "hdno.json", corpus="multiwoz22")
     result = score(align(approx_gold, preds), ScoreOptions(missing="skip"))

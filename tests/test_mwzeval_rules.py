@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from dst_eval.mwzeval_rules import (
+from dst_eval.corpora.multiwoz.mwzeval_rules import (
     RULES_VERSION,
     RULES_VERSION_CD3F0EE,
     canonical_slot_name,

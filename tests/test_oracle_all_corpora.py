@@ -11,7 +11,7 @@ from helpers import oracle_predictions
 
 from dst_eval import evaluate
 from dst_eval.config import corpus_config
-from dst_eval.loaders import load_gold
+from dst_eval.corpora import load_gold
 
 SAMPLES = Path(__file__).resolve().parent.parent / "gold_samples"
 GOLD = {"multiwoz22": SAMPLES / "multiwoz22", "multiwoz21": SAMPLES / "multiwoz21" / "data.json",

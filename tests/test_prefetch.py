@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from dst_eval import evaluate
-from dst_eval.cli import main
+from dst_eval.cli.app import main
 from dst_eval.errors import PredictionError
-from dst_eval.reader import prefetch_predictions, read_predictions
+from dst_eval.predictions.reader import prefetch_predictions, read_predictions
 
 SGD = Path(__file__).resolve().parent.parent / "gold_samples" / "sgd"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from dst_eval.errors import PredictionError, UsageError
-from dst_eval.predictions import PredTurn
-from dst_eval.reader import (
+from dst_eval.predictions.model import PredTurn
+from dst_eval.predictions.reader import (
     MAX_VALUE_CHARS,
     detect_format,
     predictions_from_object,

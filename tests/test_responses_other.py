@@ -38,14 +38,14 @@ from dst_eval.metrics.risawoz_success import (
 )
 
 from dst_eval.alignment import align
+from dst_eval.corpora import load_gold
+from dst_eval.corpora.risawoz.database import RisawozDatabase, find_database, load_database
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldSet, GoldTurn
-from dst_eval.loaders import load_gold
-from dst_eval.predictions import PredictionSet, PredTurn
+from dst_eval.predictions.model import PredictionSet, PredTurn
+from dst_eval.predictions.reader import read_predictions
 from dst_eval.profiles import ScoreOptions, jmultiwoz_official
-from dst_eval.reader import read_predictions
 from dst_eval.responses import ResponseResources, ResponseResult, score_responses
-from dst_eval.risawoz_db import RisawozDatabase, find_database, load_database
 
 TOL = 1e-9
 EMPTY_STATE = MappingProxyType({})
@@ -599,7 +599,7 @@ def test_risawoz_gold_sample_by_hand(shared_dir, gold_samples):
     gold = load_gold(gold_samples / "risawoz", corpus="risawoz")
     preds = read_predictions(gold_samples / "risawoz/predictions.json", corpus="risawoz")
     alignment = align(gold, preds)
-    from dst_eval.responses.risawoz import outcomes_for
+    from dst_eval.corpora.risawoz.responses import outcomes_for
 
     outcomes = outcomes_for(alignment, ScoreOptions(), load_database(shared_dir / RISAWOZ_DB))
     hospital = outcomes["hospital_goal_1-01###9001"]

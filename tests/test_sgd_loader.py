@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from dst_eval.corpora import load_gold
+from dst_eval.corpora.sgd import loader as sgd
 from dst_eval.errors import GoldDataError, PredictionError, UsageError
-from dst_eval.formats.sgd_frames import looks_like_sgd_frames, read_sgd_frame_predictions
 from dst_eval.gold import GoldSet, SlotSpan
-from dst_eval.loaders import load_gold, sgd
+from dst_eval.predictions.sgd_frames import looks_like_sgd_frames, read_sgd_frame_predictions
 
 
 @pytest.fixture()

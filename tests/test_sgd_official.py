@@ -15,10 +15,11 @@ import pytest
 from dst_eval.metrics.sgd_frame import METRICS, f1_multiset, goal_accuracies
 
 from dst_eval.alignment import align
-from dst_eval.formats.sgd_frames import read_sgd_frame_predictions
+from dst_eval.corpora import load_gold
+from dst_eval.corpora.sgd import loader as sgd
 from dst_eval.gold import GoldSet
-from dst_eval.loaders import load_gold, sgd
-from dst_eval.predictions import PredictionSet, PredTurn
+from dst_eval.predictions.model import PredictionSet, PredTurn
+from dst_eval.predictions.sgd_frames import read_sgd_frame_predictions
 from dst_eval.profiles import ProfileResult, ScoreOptions, get_profile
 from dst_eval.profiles.sgd_official import score, score_multiwoz
 
@@ -220,7 +221,7 @@ def test_gold_samples_predictions(gold_samples: Path, sample: GoldSet) -> None:
     sample_003 t0 (1), t1 trains (1), t1 weather predicts temperature the gold lacks
     (JGA 0, AGA 1), t2 (1); sample_004 not predicted.
     """
-    from dst_eval.reader import read_predictions
+    from dst_eval.predictions.reader import read_predictions
 
     alignment = align(sample, read_predictions(gold_samples / "sgd" / "predictions.json",
                                                corpus="sgd"))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UsageError
+from dst_eval.errors import UsageError
 
 
 @dataclass(frozen=True)

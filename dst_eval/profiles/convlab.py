@@ -16,13 +16,13 @@ The gold always comes from the trusted gold data, never from the submission.
 
 from __future__ import annotations
 
-from ..alignment import Alignment
-from ..gold import GoldSet, GoldTurn
-from ..metrics import turn_table
-from ..metrics.joint_goal_accuracy import JointGoalAccuracy
-from ..normalize import Normalizer
-from . import ProfileResult, ScoreOptions
-from .strict import scored_pairs
+from dst_eval.alignment import Alignment
+from dst_eval.gold import GoldSet, GoldTurn
+from dst_eval.metrics import turn_table
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.normalize import Normalizer
+from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.profiles.strict import scored_pairs
 
 NORMALISATION = "despace+lower"
 

@@ -23,16 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..alignment import Alignment
-from ..config import corpus_config
-from ..metrics import turn_table
-from ..metrics.bleu import bleu_signature, mean_sentence_bleu
-from ..metrics.joint_goal_accuracy import JointGoalAccuracy
-from ..metrics.slot_f1 import SlotF1PerTurnMacro
-from ..metrics.tokenizers import get_tokenizer
-from ..normalize import Normalizer
-from . import ProfileResult, ScoreOptions
-from .strict import scored_pairs
+from dst_eval.alignment import Alignment
+from dst_eval.config import corpus_config
+from dst_eval.metrics import turn_table
+from dst_eval.metrics.bleu import bleu_signature, mean_sentence_bleu
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
+from dst_eval.metrics.tokenizers import get_tokenizer
+from dst_eval.normalize import Normalizer
+from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.profiles.strict import scored_pairs
 
 BOOK_PREFIX = "book_"
 BLEU_TOKENIZER = "ja-mecab-ipadic"

@@ -53,18 +53,18 @@ from typing import Any
 
 import numpy as np
 
-from ..alignment import Alignment
-from ..errors import UsageError
-from ..gold import GoldTurn, split_slot_key
-from ..metrics.fuzzy import partial_ratio
-from ..mwzeval_rules import (
+from dst_eval.alignment import Alignment
+from dst_eval.corpora.multiwoz.mwzeval_rules import (
     canonical_slot_name,
     normalize_slot_name,
     normalize_value,
     rules_version,
 )
-from ..predictions import PredTurn
-from . import ProfileResult, ScoreOptions
+from dst_eval.errors import UsageError
+from dst_eval.gold import GoldTurn, split_slot_key
+from dst_eval.metrics.fuzzy import partial_ratio
+from dst_eval.predictions.model import PredTurn
+from dst_eval.profiles import ProfileResult, ScoreOptions
 
 DONTCARE = "dontcare"
 MATCH_THRESHOLD = 95

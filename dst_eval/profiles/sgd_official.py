@@ -49,12 +49,11 @@ from typing import Any
 
 import numpy as np
 
-from ..alignment import Alignment
-from ..errors import UsageError
-from ..gcpause import gc_paused
-from ..gold import GoldSet, GoldTurn
-from ..loaders.sgd import flat_slot_key
-from ..metrics.sgd_frame import (
+from dst_eval.alignment import Alignment
+from dst_eval.corpora.sgd.loader import flat_slot_key
+from dst_eval.errors import UsageError
+from dst_eval.gold import GoldSet, GoldTurn
+from dst_eval.metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,
     group_means,
@@ -62,9 +61,9 @@ from ..metrics.sgd_frame import (
     turn_product_means,
     turn_products,
 )
-from ..normalize import Normalizer
-from ..predictions import PredFrame, PredTurn
-from . import ProfileResult, ScoreOptions
+from dst_eval.normalize import Normalizer
+from dst_eval.predictions.model import PredFrame, PredTurn
+from dst_eval.profiles import ProfileResult, ScoreOptions
 
 ALL_SERVICES = "#ALL_SERVICES"
 SEEN_SERVICES = "#SEEN_SERVICES"
@@ -173,8 +172,7 @@ def _check(alignment: Alignment, options: ScoreOptions) -> GoldSet:
 
 def _score(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
            across_turn: bool) -> ProfileResult:
-    with gc_paused():  # only acyclic temporaries: spare the collector ~1M live gold objects
-        return _score_frames(alignment, options, fuzzy=fuzzy, across_turn=across_turn)
+    return _score_frames(alignment, options, fuzzy=fuzzy, across_turn=across_turn)
 
 
 def _score_frames(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,

@@ -15,16 +15,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..alignment import Alignment
-from ..config import corpus_config
-from ..gold import GoldTurn
-from ..metrics import dst_metrics, error_counts, turn_table
-from ..metrics.base import TurnTable
-from ..metrics.joint_goal_accuracy import JointGoalAccuracy
-from ..metrics.state_compare import SlotOutcome
-from ..normalize import Normalizer
-from ..predictions import PredTurn
-from . import ProfileResult, ScoreOptions
+from dst_eval.alignment import Alignment
+from dst_eval.config import corpus_config
+from dst_eval.gold import GoldTurn
+from dst_eval.metrics import dst_metrics, error_counts, turn_table
+from dst_eval.metrics.base import TurnTable
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.state_compare import SlotOutcome
+from dst_eval.normalize import Normalizer
+from dst_eval.predictions.model import PredTurn
+from dst_eval.profiles import ProfileResult, ScoreOptions
 
 DONTCARE = "dontcare"
 GROUP_METRIC_NAMES = ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy",

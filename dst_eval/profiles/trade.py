@@ -23,17 +23,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..alignment import Alignment
-from ..config import corpus_config
-from ..gold import GoldTurn
-from ..metrics import turn_table
-from ..metrics.joint_goal_accuracy import JointGoalAccuracy
-from ..metrics.slot_f1 import SlotF1PerTurnMacro
-from ..metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
-from ..normalize import Normalizer
-from ..predictions import PredTurn
-from . import ProfileResult, ScoreOptions
-from .strict import scored_pairs
+from dst_eval.alignment import Alignment
+from dst_eval.config import corpus_config
+from dst_eval.gold import GoldTurn
+from dst_eval.metrics import turn_table
+from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
+from dst_eval.metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
+from dst_eval.normalize import Normalizer
+from dst_eval.predictions.model import PredTurn
+from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.profiles.strict import scored_pairs
 
 NONE_VALUE = "none"
 DONTCARE = "dontcare"

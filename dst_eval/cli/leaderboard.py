@@ -1,0 +1,97 @@
+"""``dst-eval leaderboard CONFIG``: build a leaderboard, or ``--check FILE`` one submission.
+
+Exit codes: 0 ok; 3 when any submission is invalid (the valid ones are still scored and
+the outputs written) or, with ``--check``, when the checked submission is invalid; 2 for a
+bad config or arguments; 4 for a gold data problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dst_eval.errors import EXIT_INVALID_PREDICTIONS, EXIT_OK, UsageError
+
+EXAMPLES = """\
+examples:
+  dst-eval leaderboard configs/leaderboard_example.toml
+  dst-eval leaderboard board.toml --output-dir site/ --cache-dir ~/.cache/board
+  dst-eval leaderboard board.toml --check submissions/new-system.json
+
+Scores are cached by the content hash of (submission, gold, profile and options, dst-eval
+version and source): re-running after one new submission rescores only that one.
+The outputs (leaderboard.md, .json, .html) are byte-identical on re-run.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit code 2, no usage dump
+        raise UsageError(f"{message} (see dst-eval leaderboard --help)")
+
+
+def build_leaderboard_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dst-eval leaderboard",
+        description="Validate, score and rank every submission named by a leaderboard TOML "
+                    "config; write leaderboard.md, leaderboard.json and leaderboard.html.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", help="leaderboard TOML config (see "
+                                       "configs/leaderboard_example.toml)")
+    parser.add_argument("--output-dir", default="leaderboard",
+                        help="where to write the outputs (default: leaderboard/)")
+    parser.add_argument("--cache-dir", help="score cache (default: the config's cache_dir, "
+                                            "else <output-dir>/.cache/)")
+    parser.add_argument("--no-cache", action="store_true", help="score everything afresh and "
+                                                                "write no cache")
+    parser.add_argument("--check", metavar="FILE",
+                        help="validate and score one submission (a predictions file or a "
+                             ".toml metadata file), print its row and where it would rank; "
+                             "writes no outputs")
+    return parser
+
+
+def run_leaderboard(argv: Sequence[str]) -> int:
+    args = build_leaderboard_parser().parse_args(argv)
+    from rich.console import Console
+
+    from dst_eval.leaderboard.core import (
+        build_leaderboard,
+        check_candidate,
+        check_report,
+        load_config,
+        write_outputs,
+    )
+    from dst_eval.progress import stage
+
+    config = load_config(args.config)
+    output_dir = Path(args.output_dir)
+    cache_dir = None if args.no_cache else Path(
+        args.cache_dir or config.cache_dir or output_dir / ".cache")
+    console = Console(stderr=True)
+    if args.check:
+        candidate = check_candidate(config, Path(args.check))
+        with stage(console, "scoring…"):
+            board = build_leaderboard(config, cache_dir=cache_dir, extra=candidate)
+        candidate_id = board_id(board, candidate.id)
+        valid, text = check_report(board, candidate_id)
+        sys.stdout.write(text)
+        return EXIT_OK if valid else EXIT_INVALID_PREDICTIONS
+    with stage(console, "scoring…"):
+        board = build_leaderboard(config, cache_dir=cache_dir)
+    paths = write_outputs(board, output_dir)
+    ranked = len(board.ranked)
+    print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "
+          f"{len(board.rows) - ranked} unranked, {len(board.invalid)} invalid; "
+          f"{len(board.scored)} scored, the others from the cache", file=sys.stderr)
+    print("wrote " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    for invalid in board.invalid:
+        print(f"invalid: {invalid.id}: {invalid.reason}", file=sys.stderr)
+    return EXIT_INVALID_PREDICTIONS if board.invalid else EXIT_OK
+
+
+def board_id(board, wanted: str) -> str:
+    """The candidate's id in the board (``check/<name>`` when it clashed with another)."""
+    ids = {row.id for row in board.rows} | {i.id for i in board.invalid}
+    return f"check/{wanted}" if f"check/{wanted}" in ids else wanted

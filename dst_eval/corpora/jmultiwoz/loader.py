@@ -1,0 +1,320 @@
+"""JMultiWOZ (nu-dialogue/jmultiwoz): ``dialogues.json`` + ``split_list.json``, or the HF layout.
+
+The state lives on SYSTEM turns only (SCORERS.md §6, §10): ``turn["dialogue_state"] =
+{"belief_state": {domain: {slot: value | null}}, "book_state": {domain: {slot: value |
+null}}, ...}`` is the state after the preceding user turn. Each SYSTEM turn is one
+evaluable turn, as in the official ``evaluate.py``; trailing USER turns are not.
+
+Canonical keys (documented in ``configs/jmultiwoz.toml``): belief slots
+``"restaurant-name"``, ``"general-active_domain"``, ``"general-city"``; booking slots
+``"restaurant-book_people"`` (the official state string writes them ``restaurant people
+2``; the config maps the bare names ``restaurant-people`` to them for predictions).
+Unset slots -- ``null``, ``""`` or any other falsy value, exactly what the official
+``state_dict2str`` skips -- are dropped; every other value is kept raw (no stripping, no
+width folding: the official profile compares raw strings). Booking slots are taken for
+every domain of ``book_state``; the official scorer takes them for the domains listed in
+``belief_state``, which in the release lists every domain.
+
+``GoldTurn.user_utterance`` is the user turn just before the system turn (``""`` when the
+system turn is not preceded by one), ``system_response`` the system turn's utterance and
+``raw_turn_index`` the position of that user turn in ``turns`` (of the system turn when
+there is none).
+
+Accepted inputs: the release directory (``dialogues.json``, ``split_list.json``,
+``ontology.json``; also one level down in ``JMultiWOZ_1.0/``), its zip, ``dialogues.json``
+itself, or the HF layout: a JSON list or JSONL of dialogue records whose states are lists
+of ``{"domain", "slot", "value"}`` (or the same as columns), turns possibly as columns.
+``split`` (``train``, ``dev``, ``test``; default ``test``) selects dialogues through
+``split_list.json`` when there is one.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from dst_eval.config import corpus_config
+from dst_eval.corpora.layout import (
+    columns_to_rows,
+    deep_freeze,
+    parse_literal,
+    read_head,
+    read_records,
+    split_from_name,
+)
+from dst_eval.errors import GoldDataError, UsageError
+from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.jsonio import parse_json_bytes, read_json
+
+CORPUS = "jmultiwoz"
+SPLITS = ("train", "dev", "test")
+SPLIT_ALIASES = {"val": "dev", "valid": "dev", "validation": "dev"}
+RELEASE_DIR = "JMultiWOZ_1.0"
+BOOK_PREFIX = "book_"
+
+
+# ---------------------------------------------------------------- locating the data
+
+def _release_dir(path: Path) -> Path | None:
+    for folder in (path, path / RELEASE_DIR):
+        if (folder / "dialogues.json").is_file():
+            return folder
+    return None
+
+
+def _zip_members(path: Path) -> dict[str, str]:
+    """``{"dialogues.json": member name, "split_list.json": ...}`` of a release zip."""
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist() if not n.startswith("__MACOSX/")]
+    wanted = ("dialogues.json", "split_list.json")
+    return {w: n for w in wanted for n in names if n.rsplit("/", 1)[-1] == w}
+
+
+def _looks_like_jmultiwoz(head: str) -> bool:
+    return '"dialogue_name"' in head and ('"turns"' in head or '"speaker"' in head)
+
+
+def sniff(path: Path) -> bool:
+    """True for the release directory/zip, ``dialogues.json`` or an HF-layout file."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            folder = _release_dir(path)
+            return folder is not None and _looks_like_jmultiwoz(read_head(folder /
+                                                                          "dialogues.json"))
+        if not path.is_file():
+            return False
+        if path.suffix == ".zip" and "dialogues.json" in _zip_members(path):
+            return True
+        return _looks_like_jmultiwoz(read_head(path))
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _read_release(path: Path) -> tuple[Any, Any, str]:
+    """``(dialogues, split_list or None, source)`` from whatever ``path`` is."""
+    if path.is_dir():
+        folder = _release_dir(path)
+        if folder is None:
+            raise GoldDataError("no dialogues.json in this directory (JMultiWOZ)", file=str(path))
+        split_file = folder / "split_list.json"
+        split_list = read_json(split_file) if split_file.is_file() else None
+        return read_json(folder / "dialogues.json"), split_list, str(folder / "dialogues.json")
+    if path.suffix == ".zip":
+        members = _zip_members(path)
+        if "dialogues.json" in members:
+            with zipfile.ZipFile(path) as archive:
+                def member(name: str) -> Any:
+                    return parse_json_bytes(archive.read(members[name]),
+                                            file=f"{path}:{members[name]}")
+                split_list = member("split_list.json") if "split_list.json" in members else None
+                return member("dialogues.json"), split_list, f"{path}:{members['dialogues.json']}"
+    split_file = path.parent / "split_list.json"
+    split_list = read_json(split_file) if path.name == "dialogues.json" and \
+        split_file.is_file() else None
+    return read_records(path), split_list, str(path)
+
+
+# ---------------------------------------------------------------- loading
+
+def load(path: Path, *, split: str | None = None) -> GoldSet:
+    path = Path(path)
+    if split is not None:
+        split = SPLIT_ALIASES.get(split.lower(), split.lower())
+    data, split_list, source = _read_release(path)
+    records = dict(_iter_records(data, source))
+    if split_list is not None:
+        split = split or "test"
+        names = _split_names(split_list, split, source)
+        missing = [n for n in names if n not in records]
+        if missing:
+            raise GoldDataError(f"{len(missing)} dialogues of the {split} split are not in "
+                                f"dialogues.json, e.g. {missing[0]}", file=source)
+        chosen = [(n, records[n]) for n in names]
+    else:
+        named = split_from_name(path, SPLITS, SPLIT_ALIASES)
+        if split is not None and named is not None and split != named:
+            raise UsageError(f"--split {split} given, but {path.name} holds the {named} split")
+        split = split or named
+        chosen = list(records.items())
+    dialogues = tuple(_dialogue(name, record, source=source) for name, record in chosen)
+    if not dialogues:
+        raise GoldDataError("no JMultiWOZ dialogues found", file=source)
+    config = corpus_config(CORPUS)
+    return GoldSet(
+        corpus=CORPUS,
+        split=split,
+        dialogues=dialogues,
+        source=str(path),
+        slots=config.slots,
+        categorical_slots=config.categorical_slots,
+    )
+
+
+def _split_names(split_list: Any, split: str, source: str) -> list[str]:
+    if not isinstance(split_list, Mapping):
+        raise GoldDataError("split_list.json is not an object {split: [dialogue names]}",
+                            file=source)
+    if split not in split_list:
+        raise UsageError(f"unknown JMultiWOZ split {split!r}; split_list.json has "
+                         f"{', '.join(map(str, split_list))}")
+    return [str(n) for n in split_list[split]]
+
+
+def _iter_records(data: Any, source: str) -> Iterator[tuple[str, Mapping]]:
+    if isinstance(data, Mapping):
+        items = list(data.items())
+    elif isinstance(data, list):
+        items = [(None, record) for record in data]
+    else:
+        raise GoldDataError("expected a JSON object or list of JMultiWOZ dialogues", file=source)
+    seen: set[str] = set()
+    for position, (key, record) in enumerate(items):
+        if not isinstance(record, Mapping) or "turns" not in record:
+            raise GoldDataError(f"record {key if key is not None else position} is not a "
+                                "JMultiWOZ dialogue (no 'turns')", file=source)
+        name = record.get("dialogue_name") or key
+        if name in (None, ""):
+            raise GoldDataError(f"record {position} has no 'dialogue_name'", file=source)
+        name = str(name)
+        if name in seen:
+            raise GoldDataError("duplicate dialogue name", file=source, dialogue=name)
+        seen.add(name)
+        yield name, record
+
+
+def _turns(record: Mapping, *, source: str, name: str) -> list[Mapping]:
+    turns = record["turns"]
+    if isinstance(turns, Mapping):  # HF columns
+        turns = columns_to_rows(turns, what="turns", file=source, dialogue=name)
+    if not isinstance(turns, list):
+        raise GoldDataError("'turns' is not a list", file=source, dialogue=name)
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, Mapping) or str(turn.get("speaker", "")).upper() not in (
+                "USER", "SYSTEM"):
+            raise GoldDataError(f"turns[{index}] has no speaker USER or SYSTEM", file=source,
+                                dialogue=name, turn=index)
+    return turns
+
+
+def _slot_entries(raw: Any, *, what: str, source: str, name: str,
+                  turn: int) -> Iterator[tuple[str, str, Any]]:
+    """``(domain, slot, value)`` triples of one state part.
+
+    Accepts ``{domain: {slot: value}}`` or the HF list ``[{domain, slot, value}]``
+    (also as columns), possibly stringified.
+    """
+    if isinstance(raw, str) and raw.strip()[:1] in ("{", "["):
+        raw = parse_literal(raw, what=what, file=source, dialogue=name, turn=turn)
+    if raw is None:
+        return
+    if isinstance(raw, Mapping) and {"domain", "slot", "value"} <= set(raw) and isinstance(
+            raw["domain"], list):
+        raw = columns_to_rows(raw, what=what, file=source, dialogue=name)
+    if isinstance(raw, list):
+        for item in raw:
+            if not isinstance(item, Mapping) or not {"domain", "slot"} <= set(item):
+                raise GoldDataError(f"{what}: entry {item!r:.60} is not {{domain, slot, value}}",
+                                    file=source, dialogue=name, turn=turn)
+            yield str(item["domain"]), str(item["slot"]), item.get("value")
+        return
+    if not isinstance(raw, Mapping):
+        raise GoldDataError(f"{what} is a {type(raw).__name__}, expected an object",
+                            file=source, dialogue=name, turn=turn)
+    for domain, slots in raw.items():
+        if slots is None:
+            continue
+        if not isinstance(slots, Mapping):
+            raise GoldDataError(f"{what}[{domain!r}] is not an object", file=source,
+                                dialogue=name, turn=turn)
+        for slot, value in slots.items():
+            yield str(domain), str(slot), value
+
+
+def _value(value: Any, key: str, *, source: str, name: str, turn: int) -> str | None:
+    """The official ``if not value: skip``; scalars kept raw as text."""
+    if not value:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):  # bool included: str(True) as the official f-string
+        return str(value)
+    raise GoldDataError(f"value of {key} is a {type(value).__name__}, expected a string",
+                        file=source, dialogue=name, turn=turn)
+
+
+def gold_state(dialogue_state: Any, *, source: str, name: str,
+               turn: int) -> dict[str, tuple[str, ...]]:
+    """System-turn ``dialogue_state`` -> ``{"domain-slot": (value,)}``; booking slots ``book_*``."""
+    if isinstance(dialogue_state, str) and dialogue_state.strip()[:1] == "{":
+        dialogue_state = parse_literal(dialogue_state, what="dialogue_state", file=source,
+                                       dialogue=name, turn=turn)
+    if not isinstance(dialogue_state, Mapping) or "belief_state" not in dialogue_state:
+        raise GoldDataError("SYSTEM turn has no dialogue_state.belief_state", file=source,
+                            dialogue=name, turn=turn)
+    state: dict[str, tuple[str, ...]] = {}
+    parts = (("belief_state", ""), ("book_state", BOOK_PREFIX))
+    for part, prefix in parts:
+        entries = _slot_entries(dialogue_state.get(part), what=part, source=source, name=name,
+                                turn=turn)
+        for domain, slot, raw_value in entries:
+            key = f"{domain}-{prefix}{slot}"
+            value = _value(raw_value, key, source=source, name=name, turn=turn)
+            if value is not None:
+                state[key] = (value,)
+    return state
+
+
+def _dialogue(name: str, record: Mapping, *, source: str) -> GoldDialogue:
+    turns = _turns(record, source=source, name=name)
+    gold_turns: list[GoldTurn] = []
+    for index, turn in enumerate(turns):
+        if str(turn["speaker"]).upper() != "SYSTEM":
+            continue
+        state = gold_state(turn.get("dialogue_state"), source=source, name=name, turn=index)
+        previous = turns[index - 1] if index > 0 else None
+        after_user = previous is not None and str(previous["speaker"]).upper() == "USER"
+        active = state.get("general-active_domain", ())
+        gold_turns.append(GoldTurn(
+            dialogue_id=name,
+            turn_index=len(gold_turns),
+            user_utterance=str(previous.get("utterance") or "") if after_user else "",
+            state=freeze_state(state),
+            services=tuple(active),
+            system_response=str(turn.get("utterance") or ""),
+            raw_turn_index=index - 1 if after_user else index,
+        ))
+    goal = record.get("goal")
+    if isinstance(goal, list):
+        goal = _goal_from_hf(goal)
+    services = tuple(d for d in goal if d != "general") if isinstance(goal, Mapping) else ()
+    meta = {k: str(record[k]) for k in ("dialogue_id", "system_name", "user_name")
+            if record.get(k) not in (None, "")}
+    return GoldDialogue(
+        dialogue_id=name,
+        turns=tuple(gold_turns),
+        services=services,
+        goal=deep_freeze(goal) if isinstance(goal, Mapping) else None,
+        meta=MappingProxyType(meta),
+    )
+
+
+def _goal_from_hf(entries: list) -> dict[str, dict[str, Any]]:
+    """HF ``[{domain, task, slot, value}]`` -> the release's ``{domain: {task: {slot: value}}}``.
+
+    ``reqt`` (requested slots) becomes a list of slot names, as in ``dialogues.json``.
+    """
+    goal: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        domain, task = str(entry.get("domain")), str(entry.get("task"))
+        tasks = goal.setdefault(domain, {})
+        if task == "reqt":
+            tasks.setdefault(task, []).append(entry.get("slot"))
+        else:
+            tasks.setdefault(task, {})[str(entry.get("slot"))] = entry.get("value")
+    return goal

@@ -1,0 +1,80 @@
+"""JMultiWOZ response metrics: the official mean sentence BLEU and corpus BLEU (MeCab + IPAdic).
+
+SCORERS.md §6 and §9. Reference of gold turn i = the SYSTEM utterance of that turn
+(``GoldTurn.system_response``); hypothesis = the aligned ``PredTurn.response``.
+
+* ``bleu_sentence_mean`` -- the official ``evaluate.py`` number: mean over turns of sacrebleu
+  ``sentence_bleu(hyp, [ref], tokenize="ja-mecab")`` (effective order, exp smoothing),
+  0-100. Computed exactly as the ``official`` DST profile's ``response_bleu``
+  (:mod:`dst_eval.profiles.jmultiwoz_official`), so the two numbers are identical.
+* ``bleu_corpus`` -- sacrebleu corpus BLEU on the same MeCab/IPAdic tokens (``eff:no``),
+  0-100. Named differently on purpose: the two aggregates are not comparable.
+
+Both carry ``tok:ja-mecab-<MeCab version>-IPA``. The official script inner-joins predictions
+with the reference (missing turns silently dropped): ``missing="skip"`` reproduces that,
+``"wrong"`` (default) scores them as empty responses. JMultiWOZ's official evaluation has
+no Inform/Success, so ``inform``, ``success`` and ``combined`` are n/a. Bad responses: see
+:mod:`dst_eval.responses.sgd`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dst_eval.alignment import Alignment
+from dst_eval.corpora.sgd.responses import (
+    PrefixedBleuMetric,
+    RatioMetric,
+    bleu_columns,
+    bleu_note,
+    collect_responses,
+    no_responses_result,
+    response_table,
+)
+from dst_eval.metrics.bleu import (
+    corpus_bleu_from_stats,
+    segment_statistics,
+    sentence_bleu_from_stats,
+)
+from dst_eval.metrics.tokenizers import get_tokenizer
+from dst_eval.profiles import ScoreOptions
+from dst_eval.profiles.jmultiwoz_official import BLEU_TOKENIZER
+from dst_eval.responses import ResponseResources, ResponseResult
+
+NO_INFORM_SUCCESS = ("JMultiWOZ's official evaluate.py reports no inform/success (JGA, slot "
+                     "F1 and BLEU only)")
+
+
+def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
+          profile: str = "strict") -> ResponseResult:
+    """Mean sentence BLEU (official) and corpus BLEU, ja-mecab IPAdic (module docstring)."""
+    collected = collect_responses(alignment, options)
+    names = ["bleu_sentence_mean", "bleu_corpus"]
+    not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
+    if not collected.turns or not collected.any_response:
+        result = no_responses_result(collected, names, "no scored turn has a response"
+                                     if collected.turns else "no gold turn is scored")
+        result.not_applicable.update(not_applicable)
+        return result
+    ids = collected.dialogue_ids
+    stats = segment_statistics(collected.hypotheses, collected.references,
+                               tokenize=BLEU_TOKENIZER)
+    sentence = sentence_bleu_from_stats(stats)
+    columns = bleu_columns(stats, ids, "")
+    columns["sentence_bleu"] = sentence
+    columns["segments"] = np.ones(len(sentence))
+    tokenizer = get_tokenizer(BLEU_TOKENIZER).signature()
+    return ResponseResult(
+        scores={"bleu_sentence_mean": float(sentence.mean()),
+                "bleu_corpus": corpus_bleu_from_stats(stats)},
+        signature_fields={"bleu": "sentence-mean", "tok": tokenizer,
+                          "bleu-corpus": "corpus", "missing": options.missing},
+        not_applicable=not_applicable,
+        official={"response_bleu": float(sentence.mean()), "count": len(sentence)},
+        notes=[bleu_note("bleu_sentence_mean", stats, "sentence-mean"),
+               bleu_note("bleu_corpus", stats), *collected.notes],
+        counts={**collected.counts, "dialogues": len(set(ids))},
+        table=response_table(columns, ids),
+        metric_objects=[RatioMetric("bleu_sentence_mean", "sentence_bleu", "segments"),
+                        PrefixedBleuMetric(name="bleu_corpus", prefix="")],
+    )

@@ -1,0 +1,1 @@
+"""Everything specific to multiwoz: gold loader(s), response scoring and their tables."""

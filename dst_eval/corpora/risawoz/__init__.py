@@ -1,0 +1,1 @@
+"""Everything specific to risawoz: gold loader(s), response scoring and their tables."""

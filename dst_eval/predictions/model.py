@@ -1,0 +1,86 @@
+"""The canonical prediction model produced by the reader (:mod:`dst_eval.reader`).
+
+A prediction is one value per slot: ``PredTurn.state`` maps ``"domain-slot"`` to a
+single string. Anything the reader had to change or could not take (non-string
+values, hedged values such as ``north|centre``, unknown slots) is recorded as an
+:class:`Issue` so alignment can report it; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from dst_eval.gold import dialogue_key
+
+_EMPTY: Mapping = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class PredFrame:
+    """A predicted SGD-style frame, as the official SGD scorer consumes it."""
+
+    service: str
+    active_intent: str | None
+    requested_slots: tuple[str, ...] | None
+    slot_values: Mapping[str, tuple[str, ...]]
+    spans: tuple | None = None  # tuple[SlotSpan, ...] when the frame has ``slots``
+
+
+@dataclass(frozen=True, slots=True)
+class PredTurn:
+    state: Mapping[str, str] | None = None
+    """Predicted cumulative state ``{"domain-slot": value}``; None when not given."""
+    requested_slots: frozenset[str] | None = None
+    active_intents: Mapping[str, str] | None = None
+    response: str | None = None
+    active_domains: tuple[str, ...] | None = None
+    frames: tuple[PredFrame, ...] | None = None
+    raw_state: Mapping | None = None
+    """The state as the file gave it (before canonicalisation), for diagnostics."""
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """Something wrong or suspicious in the predictions, with its exact place."""
+
+    kind: str
+    message: str
+    file: str | None = None
+    dialogue: str | None = None
+    turn: int | None = None
+    severity: str = "warning"  # "warning" or "error"
+
+    def __str__(self) -> str:
+        where = [p for p in (self.file, self.dialogue and f"dialogue {self.dialogue}") if p]
+        if self.turn is not None:
+            where.append(f"turn {self.turn}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+@dataclass
+class PredictionSet:
+    """Predictions for a set of dialogues, keyed by the dialogue id as given."""
+
+    source: str
+    format: str
+    dialogues: dict[str, list[PredTurn]]
+    issues: list[Issue] = field(default_factory=list)
+    metadata: Mapping = field(default_factory=lambda: _EMPTY)
+    _by_key: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_key = {dialogue_key(d): d for d in self.dialogues}
+
+    def get(self, dialogue_id: str) -> list[PredTurn] | None:
+        original = self._by_key.get(dialogue_key(dialogue_id))
+        return None if original is None else self.dialogues[original]
+
+    def keys(self) -> set[str]:
+        return set(self._by_key)
+
+    @property
+    def has_states(self) -> bool:
+        return any(t.state is not None for turns in self.dialogues.values() for t in turns)

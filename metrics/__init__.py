@@ -17,7 +17,15 @@ from __future__ import annotations
 from dst_eval.metrics.average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
 from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.error_analysis import error_counts, frequent_wrong_values, slot_error_counts
+from dst_eval.metrics.domain_jga import (
+    DomainJointGoalAccuracy,
+    MeanDomainJointGoalAccuracy,
+    per_domain_joint_goal_accuracy,
+)
+from dst_eval.metrics.final_turn import FinalTurnJointGoalAccuracy, final_turn_joint_goal_accuracy
 from dst_eval.metrics.flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
+from dst_eval.metrics.gca import GranularChangeAccuracy, granular_change_accuracy
+from dst_eval.metrics.iaga import ImprovedAverageGoalAccuracy, improved_average_goal_accuracy
 from dst_eval.metrics.intent_accuracy import ActiveIntentAccuracy, active_intent_accuracy
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy, joint_goal_accuracy
 from dst_eval.metrics.relative_slot_accuracy import RelativeSlotAccuracy, relative_slot_accuracy
@@ -29,11 +37,12 @@ from dst_eval.metrics.requested_slots import (
     requested_slots_precision_recall_f1,
 )
 from dst_eval.metrics.slot_accuracy import SlotAccuracy, slot_accuracy
-from dst_eval.metrics.slot_f1 import (
+from dst_eval.metrics.slot_prf import (
     SlotF1,
     SlotF1PerTurnMacro,
     SlotPrecision,
     SlotRecall,
+    slot_f1,
     slot_f1_turn_macro,
     slot_precision_recall_f1,
 )
@@ -51,6 +60,10 @@ __all__ = [
     "slot_error_counts", "slot_f1_turn_macro", "slot_precision_recall_f1", "turn_accuracy",
     "turn_table", "corpus_bleu", "mean_sentence_bleu", "segment_statistics", "get_tokenizer",
     "trade_slot_accuracy", "bootstrap_ci", "paired_bootstrap", "approximate_randomisation",
+    "DomainJointGoalAccuracy", "FinalTurnJointGoalAccuracy", "GranularChangeAccuracy",
+    "ImprovedAverageGoalAccuracy", "MeanDomainJointGoalAccuracy", "TradeSlotAccuracy",
+    "final_turn_joint_goal_accuracy", "granular_change_accuracy",
+    "improved_average_goal_accuracy", "per_domain_joint_goal_accuracy", "slot_f1",
 ]
 
 
@@ -78,7 +91,8 @@ def dst_metrics(*, n_slots: int = 0, fga_lambdas=(0.25, 0.5, 0.75, 1.0),
 
 _LAZY = {
     "corpus_bleu": "bleu", "mean_sentence_bleu": "bleu", "segment_statistics": "bleu",
-    "get_tokenizer": "tokenizers", "trade_slot_accuracy": "trade_slot_accuracy",
+    "get_tokenizer": "tokenizers", "trade_slot_accuracy": "trade_accuracy",
+    "TradeSlotAccuracy": "trade_accuracy",
     "bootstrap_ci": "resampling", "paired_bootstrap": "resampling",
     "approximate_randomisation": "resampling",
 }

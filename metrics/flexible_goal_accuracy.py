@@ -1,18 +1,26 @@
-"""Flexible goal accuracy (FGA; Dey et al., ACL 2022).
+"""Flexible goal accuracy (FGA; Dey et al., ACL 2022, 2022.acl-short.35).
 
-Errors inherited from an earlier turn get partial credit that decays with their age.
-Per dialogue, with t counted in turns from 0 and t_err the turn of the last new error::
+Exactly the reference code, SuvodipDey/FGA ``compute_accuracy_trade_somdst.py``
+(``getFGA``; reused unchanged in cuthalionn/Granular_Change_Accuracy
+``src/compute_accuracies.py``). States are sets of (domain, slot, value) items; per
+dialogue, with t counted in turns from 0 and t_err the turn of the last new error
+(initially −1)::
 
-    if B_t == P_t:                              f_t = 1
-    elif t == 0 or B_{t-1} == P_{t-1}:          f_t = 0          # new error (type 1)
-    elif not (T_t ⊆ P_t and U_t ⊆ B_t):         f_t = 0          # wrong change now (type 1)
-    else:                                       f_t = 1 - exp(-λ (t - t_err))  # inherited
+    if B_t == P_t:                                       f_t = 1
+    elif t == 0 or B_{t-1} == P_{t-1}:                   f_t = 0   # new error (type 1)
+    elif not ((B_t − B_{t-1}) ⊆ P_t and (P_t − P_{t-1}) ⊆ B_t):
+                                                         f_t = 0   # wrong change now (type 1)
+    else:                                  f_t = 1 − exp(−λ (t − t_err))   # inherited (type 2)
     if f_t == 0: t_err = t
 
 .. math:: \\mathrm{FGA}_\\lambda = \\frac{1}{T}\\sum_t f_t
 
-λ → 0 gives JGA; λ → ∞ gives full credit to inherited errors. No default λ is
-established, so the reference values 0.25, 0.5, 0.75 and 1.0 are all reported.
+The differences are plain set differences of items: only additions and value changes
+are changes; a slot the gold (or the prediction) drops is not, so dropping a slot does
+not by itself make a turn a new error. (:mod:`~dst_eval.metrics.turn_accuracy`, after
+ConvLab-3, does count deletions.) A predicted value matches a gold item when it equals
+any gold variant. λ → 0 gives JGA; λ → ∞ full credit to inherited errors. The reference
+code reports λ = 0.25, 0.5, 0.75 and 1.0, and so does dst-eval.
 """
 
 from __future__ import annotations

@@ -18,10 +18,22 @@ Columns (all numpy arrays, one entry per turn):
 ``aga_num``    correct/|B_t| if |B_t| > 0 else 0;   ``aga_den`` 1[|B_t| > 0]
 ``rsa_num``    correct/T* if T* > 0 else 0, T* = correct+wrong+missing+extra (distinct
                slots in B_t ∪ P_t);  ``rsa_den`` 1[T* > 0];  ``rsa_tstar`` T*
-``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t]
-``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ (see
+``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t], deletions included (ConvLab-3)
+``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ, Dey et al.'s
+               change test (additions and value changes only; see
                :mod:`~dst_eval.metrics.flexible_goal_accuracy`)
+``iaga_num``   |B_t ∩ P_t| / |B_t ∪ P_t| over (slot, value) items if |B_t| > 0 else 0
+               (a wrong value is two items of the union)
+``final``      1 on the last turn of each dialogue; ``final_jga`` = final · jga
+``gca_*``      ``gca_correct``, ``gca_wrong``, ``gca_over``, ``gca_missed``: counts of
+               this turn's state changes (:mod:`~dst_eval.metrics.gca`)
+``dom_turn:d`` 1 when B_t or P_t has a slot of domain d (the key before its first
+               ``-``); ``dom_jga:d`` 1 when, in addition, B_t and P_t restricted to
+               d agree
 ============== ==============================================================
+
+States may be flat (``{"hotel-area": "north"}``) or nested by domain
+(``{"hotel": {"area": "north"}}``); nested states are flattened to ``"domain-slot"``.
 
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
@@ -37,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
+from dst_eval.metrics.gca import GCA_COLUMNS, ChangeCounter
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
@@ -56,6 +69,41 @@ class SlotOutcome:
 
 def _exact(pred: str, variants: tuple[str, ...]) -> bool:
     return pred in variants
+
+
+def flat_state(state: Mapping) -> dict:
+    """``{"domain": {"slot": v}}`` -> ``{"domain-slot": v}``; flat states are returned as is."""
+    if not any(isinstance(v, Mapping) for v in state.values()):
+        return state  # type: ignore[return-value]
+    flat: dict = {}
+    for key, value in state.items():
+        if isinstance(value, Mapping):
+            for slot, inner in value.items():
+                flat[f"{key}-{slot}"] = inner
+        else:
+            flat[key] = value
+    return flat
+
+
+def _domain(key: str) -> str:
+    return key.partition("-")[0]
+
+
+def _changes_ok(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
+                match: ValueMatch) -> bool:
+    """Dey et al.'s test (B_t − B_{t-1}) ⊆ P_t and (P_t − P_{t-1}) ⊆ B_t on (slot, value)
+    items: only additions and value changes are changes; a deletion is none."""
+    for slot, variants in b_now.items():
+        if b_prev.get(slot) != variants:
+            pred = p_now.get(slot)
+            if pred is None or not match(pred, variants):
+                return False
+    for slot, value in p_now.items():
+        if p_prev.get(slot) != value:
+            variants = b_now.get(slot)
+            if variants is None or not match(value, variants):
+                return False
+    return True
 
 
 def _gold_changes_ok(b_prev: Mapping, b_now: Mapping, p_now: Mapping, match: ValueMatch) -> bool:
@@ -117,7 +165,8 @@ def turn_table(
     index, names = _dialogue_numbers(dialogue_ids, n)
 
     names_ = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
-              "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta")
+              "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta", "iaga_num",
+              *GCA_COLUMNS)
     rows_out: list[tuple] = []
     fga_rows: list[list[float]] = []
     zeros = [0.0] * len(lambdas)
@@ -130,13 +179,18 @@ def turn_table(
     t = 0
     t_err = -1
     record = outcomes.append if outcomes is not None else None
+    changes = ChangeCounter(match)
+    dom_seen: dict[str, list[int]] = {}
+    dom_bad: dict[str, list[int]] = {}
     for row in range(n):
-        raw_gold = y_true[row]
+        raw_gold = flat_state(y_true[row])
         gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
-        pred = y_pred[row] or {}
+        pred = flat_state(y_pred[row] or {})
         if index[row] != prev_dialogue:
             prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = index[row], {}, {}, True, 0, -1
+            changes.reset()
         correct = wrong = missing = 0
+        bad: set[str] = set()
         for slot, variants in gold.items():
             value = pred.get(slot)
             if value is None:
@@ -148,14 +202,21 @@ def turn_table(
             else:
                 wrong += 1
                 kind = WRONG
+            if kind is not CORRECT:
+                bad.add(_domain(slot))
             if record is not None:
                 record(SlotOutcome(row, slot, kind, variants, value))
         extra = 0
         for slot, value in pred.items():
             if slot not in gold:
                 extra += 1
+                bad.add(_domain(slot))
                 if record is not None:
                     record(SlotOutcome(row, slot, EXTRA, None, value))
+        for domain in {_domain(k) for k in gold} | {_domain(k) for k in pred}:
+            dom_seen.setdefault(domain, []).append(row)
+            if domain in bad:
+                dom_bad.setdefault(domain, []).append(row)
         n_gold, n_pred = len(gold), len(pred)
         errors = wrong + missing + extra
         jga = errors == 0
@@ -165,7 +226,7 @@ def turn_table(
                       and _pred_changes_ok(p_prev, pred, gold, match))
         if jga:
             fga_rows.append(ones)
-        elif t == 0 or prev_jga or not changes_ok:
+        elif t == 0 or prev_jga or not _changes_ok(b_prev, gold, p_prev, pred, match):
             fga_rows.append(zeros)
             t_err = t
         else:
@@ -181,6 +242,7 @@ def turn_table(
             1, n_gold, n_pred, correct, wrong, missing, extra, jga, f1,
             correct / n_gold if n_gold else 0.0, 1 if n_gold else 0,
             correct / tstar if tstar else 0.0, 1 if tstar else 0, tstar, changes_ok,
+            correct / (tstar + wrong) if n_gold else 0.0, *changes.step(gold, pred),
         ))
         b_prev, p_prev, prev_jga = gold, pred, jga
         t += 1
@@ -191,6 +253,16 @@ def turn_table(
     fga_cols = [fga_matrix[:, i].copy() for i in range(len(lambdas))]
     for lam, column in zip(lambdas, fga_cols, strict=True):
         cols[fga_column(lam)] = column
+    final = np.zeros(n)
+    if n:
+        final[np.flatnonzero(np.diff(index, append=-1) != 0)] = 1.0
+    cols["final"], cols["final_jga"] = final, final * cols["jga"]
+    for domain in sorted(dom_seen):
+        seen, ok = np.zeros(n), np.zeros(n)
+        seen[dom_seen[domain]] = 1.0
+        ok[dom_seen[domain]] = 1.0
+        ok[dom_bad.get(domain, [])] = 0.0
+        cols[f"dom_turn:{domain}"], cols[f"dom_jga:{domain}"] = seen, ok
     if requested_true is not None and requested_pred is not None:
         cols.update(_requested_columns(requested_true, requested_pred))
     if intents_true is not None and intents_pred is not None:

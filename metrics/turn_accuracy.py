@@ -5,7 +5,9 @@
 with T_t = B_t \\ B_{t-1} the gold change, U_t = P_t \\ P_{t-1} the predicted change
 (against the previous *predicted* state), deletions counted as ``(slot, "")``
 (ConvLab-3 ``mdst`` definition). An error carried over from an earlier turn does not
-fail later turns; a wrong, missed or spurious change does.
+fail later turns; a wrong, missed or spurious change -- a missed or spurious deletion
+included -- does. This differs from the change test of flexible goal accuracy (Dey et
+al.'s reference code), where deletions are not changes.
 """
 
 from __future__ import annotations

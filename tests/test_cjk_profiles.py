@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import sacrebleu
 from dst_eval.metrics.tokenizers import get_tokenizer
-from dst_eval.metrics.trade_slot_accuracy import trade_slot_accuracy
+from dst_eval.metrics.trade_accuracy import trade_slot_accuracy
 
 from dst_eval.alignment import Alignment, align
 from dst_eval.corpora import load_gold

@@ -4,7 +4,7 @@ SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per fill
 
 * **Joint Acc** = mean over ALL turns of 1[G_t = P_t] (empty = empty is correct);
 * **Turn Acc** = TRADE ``compute_acc`` over the corpus slot list (CrossWOZ: 26 slots),
-  including its ``rsplit("-", 1)`` slot parsing (:mod:`~dst_eval.metrics.trade_slot_accuracy`);
+  including its ``rsplit("-", 1)`` slot parsing (:mod:`~dst_eval.metrics.trade_accuracy`);
 * **Joint F1** = mean over turns of the per-turn F1 of the string sets; empty gold
   scores 1 with an empty prediction and 0 otherwise.
 
@@ -28,8 +28,8 @@ from dst_eval.config import corpus_config
 from dst_eval.gold import GoldTurn
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
-from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
-from dst_eval.metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
+from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
+from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer
 from dst_eval.predictions.model import PredTurn
 from dst_eval.profiles import ProfileResult, ScoreOptions

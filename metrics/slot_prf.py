@@ -83,3 +83,12 @@ def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredS
 def slot_f1_turn_macro(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
     """Mean over turns of the per-turn slot F1 (1 when both states are empty)."""
     return SlotF1PerTurnMacro().score(turn_table(y_true, y_pred, fga_lambdas=()))
+
+
+def slot_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
+    """Micro slot F1 over all turns (the third value of :func:`slot_precision_recall_f1`).
+
+    >>> slot_f1([{"hotel-area": "north", "hotel-stars": "4"}], [{"hotel-area": "north"}])
+    0.6666666666666666
+    """
+    return slot_precision_recall_f1(y_true, y_pred)[2]

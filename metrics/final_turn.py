@@ -1,0 +1,35 @@
+"""Final-turn joint goal accuracy: JGA over the last scored turn of each dialogue.
+
+.. math:: \\mathrm{JGA}_{\\mathrm{final}} = \\frac{1}{D}\\sum_{d}\\mathbf{1}[B_{d,T_d} = P_{d,T_d}]
+
+with T_d the last user turn of dialogue d, the dialogue-level success of state tracking
+reported for STAR and MultiWOZ 2.4 ("final JGA"). Turns of a dialogue must be
+consecutive and in order; with ``missing="skip"`` the last *scored* turn is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
+from dst_eval.metrics.state_compare import turn_table
+
+
+class FinalTurnJointGoalAccuracy(Metric):
+    name = "final_turn_joint_goal_accuracy"
+    columns = ("final_jga", "final")
+
+    def from_sums(self, sums):
+        return ratio(sums["final_jga"], sums["final"])
+
+
+def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+                                   *, dialogue_ids: Sequence[str]) -> float:
+    """Share of dialogues whose last turn's predicted state equals the gold state.
+
+    >>> final_turn_joint_goal_accuracy([{}, {"a-b": "1"}, {"a-b": "2"}], [{"a-b": "9"}, {}, {"a-b": "2"}],
+    ...                                dialogue_ids=["x", "x", "y"])
+    0.5
+    """
+    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
+    return FinalTurnJointGoalAccuracy().score(table)

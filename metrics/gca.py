@@ -1,0 +1,162 @@
+"""Granular change accuracy (GCA; Aksu & Chen, LREC-COLING 2024, arXiv 2403.11123).
+
+GCA scores the *changes* of the state rather than the accumulated state. Reference code:
+cuthalionn/Granular_Change_Accuracy ``src/gca.py`` (``compute_gca`` /
+``calculate_gca``), reproduced here exactly, including its quirks.
+
+Per dialogue, every slot key seen so far in the gold (prediction) stays in the gold
+(predicted) state with the value ``none`` once dropped. With B̃_t, P̃_t these padded
+states, the changes are the plain item differences ΔB_t = B̃_t \\ B̃_{t-1} and
+ΔP_t = P̃_t \\ P̃_{t-1}. Each item of ΔB_t, then each item of ΔP_t, is counted once as
+``correct`` (c), ``wrong`` (w), ``over``-prediction (o) or ``missed`` (m):
+
+=====================================  ============================================
+gold change (ℓ, g) ∈ ΔB_t               outcome
+=====================================  ============================================
+ℓ never predicted in the dialogue      m if g ≠ none, else c
+P̃_t[ℓ] = g                             c (ℓ marked correct)
+g = none (gold dropped ℓ)              o
+otherwise                              w (ℓ marked wrong)
+predicted change (ℓ, p) ∈ ΔP_t
+ℓ never in the gold of the dialogue    o if p ≠ none, else c
+p = B̃_t[ℓ] and ℓ not marked correct    c
+p = none                               m   (also when ℓ is marked correct: a slot
+                                            dropped by both sides counts c *and* m)
+p ≠ B̃_t[ℓ] and ℓ not marked wrong      w
+otherwise                              not counted
+=====================================  ============================================
+
+Over the corpus (sums of the per-turn counts), with P = c/(c+w+o), R = c/(c+w+m),
+P_L = (c+w)/(c+w+o), R_L = (c+w)/(c+w+m) and α = 1 − 1/11:
+
+.. math:: \\mathrm{GCA} = \\frac{\\sum_i v_i}{\\sum_i v_i / x_i},\\quad
+          v = (α d_P, α d_R, (1-α) d_P, (1-α) d_R),\\ x = (P, R, P_L, R_L)
+
+(d_P = c+w+o, d_R = c+w+m): a weighted harmonic mean; GCA = 0 when any of P, R,
+P_L, R_L is 0. Gold variants: a predicted value matches when it equals any variant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from dst_eval.metrics.base import Metric
+
+ValueMatch = Callable[[str, tuple[str, ...]], bool]
+ALPHA = 1 - 1 / 11
+GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed")
+
+
+class ChangeCounter:
+    """Per-dialogue state of :func:`compute_gca`'s loop; :meth:`step` gives one turn's counts."""
+
+    __slots__ = ("match", "active_gold", "active_pred", "past_gold", "past_pred")
+
+    def __init__(self, match: ValueMatch) -> None:
+        self.match = match
+        self.reset()
+
+    def reset(self) -> None:
+        self.active_gold: set[str] = set()
+        self.active_pred: set[str] = set()
+        self.past_gold: dict[str, tuple[str, ...] | None] = {}
+        self.past_pred: dict[str, str | None] = {}
+
+    def _same(self, pred: str | None, gold: tuple[str, ...] | None) -> bool:
+        if gold is None or pred is None:
+            return gold is None and pred is None
+        return self.match(pred, gold)
+
+    def step(self, gold: Mapping[str, tuple[str, ...]], pred: Mapping[str, str]
+             ) -> tuple[int, int, int, int]:
+        """``(correct, wrong, over, missed)`` of this turn's changes."""
+        self.active_gold.update(gold)
+        self.active_pred.update(pred)
+        gold_now: dict[str, tuple[str, ...] | None] = dict(gold)
+        for key in self.active_gold.difference(gold):
+            gold_now[key] = None
+        pred_now: dict[str, str | None] = dict(pred)
+        for key in self.active_pred.difference(pred):
+            pred_now[key] = None
+        past_gold, past_pred = self.past_gold, self.past_pred
+        gold_diff = {k: v for k, v in gold_now.items() if k not in past_gold or past_gold[k] != v}
+        pred_diff = {k: v for k, v in pred_now.items() if k not in past_pred or past_pred[k] != v}
+
+        correct = wrong = over = missed = 0
+        correct_labels: set[str] = set()
+        wrong_labels: set[str] = set()
+        for label, g in gold_diff.items():
+            if label not in pred_now:
+                if g is not None:
+                    missed += 1
+                else:
+                    correct += 1
+                    correct_labels.add(label)
+            elif self._same(pred_now[label], g):
+                correct += 1
+                correct_labels.add(label)
+            elif g is None:
+                over += 1
+            else:
+                wrong += 1
+                wrong_labels.add(label)
+        for label, p in pred_diff.items():
+            if label not in gold_now:
+                if p is not None:
+                    over += 1
+                else:
+                    correct += 1
+                continue
+            same = self._same(p, gold_now[label])
+            if same and label not in correct_labels:
+                correct += 1
+            elif p is None:
+                missed += 1
+            elif not same and label not in wrong_labels:
+                wrong += 1
+        self.past_gold, self.past_pred = gold_now, pred_now
+        return correct, wrong, over, missed
+
+
+def gca_from_counts(correct, wrong, over, missed) -> np.ndarray | float:
+    """``calculate_gca`` of the reference code on totals (scalars or equal-shaped arrays)."""
+    c, w, o, m = (np.asarray(x, dtype=float) for x in (correct, wrong, over, missed))
+    d_p, d_r = w + c + o, w + c + m
+    safe_p, safe_r = np.where(d_p > 0, d_p, 1.0), np.where(d_r > 0, d_r, 1.0)
+    prec = np.where(d_p > 0, c / safe_p, 0.0)
+    recall = np.where(d_r > 0, c / safe_r, 0.0)
+    label_prec = np.where(d_p > 0, (c + w) / safe_p, 0.0)
+    label_recall = np.where(d_r > 0, (c + w) / safe_r, 0.0)
+    ok = (prec > 0) & (recall > 0) & (label_prec > 0) & (label_recall > 0)
+    weights = (ALPHA * d_p, ALPHA * d_r, (1 - ALPHA) * d_p, (1 - ALPHA) * d_r)
+    values = tuple(np.where(ok, x, 1.0) for x in (prec, recall, label_prec, label_recall))
+    total = weights[0] + weights[1] + weights[2] + weights[3]
+    inverse = sum(wt / x for wt, x in zip(weights, values, strict=True))
+    out = np.where(ok, total / np.where(ok, inverse, 1.0), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+class GranularChangeAccuracy(Metric):
+    """GCA from the per-turn change counts (see the module docstring)."""
+
+    name = "granular_change_accuracy"
+    columns = GCA_COLUMNS
+
+    def from_sums(self, sums):
+        return gca_from_counts(sums["gca_correct"], sums["gca_wrong"], sums["gca_over"],
+                               sums["gca_missed"])
+
+
+def granular_change_accuracy(y_true, y_pred, *, dialogue_ids) -> float:
+    """GCA of consecutive, ordered turns grouped by ``dialogue_ids``.
+
+    >>> granular_change_accuracy([{"hotel-area": "north"}], [{"hotel-area": "north"}],
+    ...                          dialogue_ids=["d"])
+    1.0
+    """
+    from dst_eval.metrics.state_compare import turn_table
+
+    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
+    return GranularChangeAccuracy().score(table)

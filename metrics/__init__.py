@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from dst_eval.metrics.average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
 from dst_eval.metrics.base import Metric, TurnTable
-from dst_eval.metrics.error_analysis import error_counts, frequent_wrong_values, slot_error_counts
 from dst_eval.metrics.domain_jga import (
     DomainJointGoalAccuracy,
     MeanDomainJointGoalAccuracy,
     per_domain_joint_goal_accuracy,
 )
+from dst_eval.metrics.error_analysis import error_counts, frequent_wrong_values, slot_error_counts
 from dst_eval.metrics.final_turn import FinalTurnJointGoalAccuracy, final_turn_joint_goal_accuracy
 from dst_eval.metrics.flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
 from dst_eval.metrics.gca import GranularChangeAccuracy, granular_change_accuracy

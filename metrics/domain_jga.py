@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-
 from dst_eval.metrics.base import GoldState, Metric, PredState, TurnTable, ratio
 from dst_eval.metrics.state_compare import turn_table
 

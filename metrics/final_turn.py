@@ -27,8 +27,9 @@ def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence
                                    *, dialogue_ids: Sequence[str]) -> float:
     """Share of dialogues whose last turn's predicted state equals the gold state.
 
-    >>> final_turn_joint_goal_accuracy([{}, {"a-b": "1"}, {"a-b": "2"}], [{"a-b": "9"}, {}, {"a-b": "2"}],
-    ...                                dialogue_ids=["x", "x", "y"])
+    >>> gold = [{}, {"a-b": "1"}, {"a-b": "2"}]
+    >>> pred = [{"a-b": "9"}, {}, {"a-b": "2"}]
+    >>> final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=["x", "x", "y"])
     0.5
     """
     table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())

@@ -41,7 +41,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
-
 from dst_eval.metrics.base import Metric
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]

@@ -20,8 +20,7 @@ otherwise                              w (ℓ marked wrong)
 predicted change (ℓ, p) ∈ ΔP_t
 ℓ never in the gold of the dialogue    o if p ≠ none, else c
 p = B̃_t[ℓ] and ℓ not marked correct    c
-p = none                               m   (also when ℓ is marked correct: a slot
-                                            dropped by both sides counts c *and* m)
+p = none                               m   (see below when ℓ is marked correct)
 p ≠ B̃_t[ℓ] and ℓ not marked wrong      w
 otherwise                              not counted
 =====================================  ============================================
@@ -33,7 +32,17 @@ P_L = (c+w)/(c+w+o), R_L = (c+w)/(c+w+m) and α = 1 − 1/11:
           v = (α d_P, α d_R, (1-α) d_P, (1-α) d_R),\\ x = (P, R, P_L, R_L)
 
 (d_P = c+w+o, d_R = c+w+m): a weighted harmonic mean; GCA = 0 when any of P, R,
-P_L, R_L is 0. Gold variants: a predicted value matches when it equals any variant.
+P_L, R_L is 0 (also when nothing changes at all). Gold variants: a predicted value
+matches when it equals any variant.
+
+**Co-deletions.** When gold and prediction drop the same slot in the same turn, the
+reference code counts the gold change ``c`` and then, because the slot is already
+marked correct, the predicted change ``m``: an oracle prediction scores below 1 on any
+dialogue where the gold deletes a slot. ``co_deletion="once"`` (the default, and the
+strict profile's ``granular_change_accuracy``) counts such a slot once, as correct;
+``co_deletion="reference"`` (``granular_change_accuracy_reference``) adds the extra
+miss and equals the reference code's GCA exactly. The per-turn column ``gca_codel``
+counts these slots, so both are functions of the same sums.
 """
 
 from __future__ import annotations
@@ -45,7 +54,8 @@ from dst_eval.metrics.base import Metric
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 ALPHA = 1 - 1 / 11
-GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed")
+GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed", "gca_codel")
+CO_DELETION = ("once", "reference")
 
 
 class ChangeCounter:
@@ -69,8 +79,9 @@ class ChangeCounter:
         return self.match(pred, gold)
 
     def step(self, gold: Mapping[str, tuple[str, ...]], pred: Mapping[str, str]
-             ) -> tuple[int, int, int, int]:
-        """``(correct, wrong, over, missed)`` of this turn's changes."""
+             ) -> tuple[int, int, int, int, int]:
+        """``(correct, wrong, over, missed, co_deleted)`` of this turn's changes; the
+        reference code's ``missed`` is ``missed + co_deleted``."""
         self.active_gold.update(gold)
         self.active_pred.update(pred)
         gold_now: dict[str, tuple[str, ...] | None] = dict(gold)
@@ -83,7 +94,7 @@ class ChangeCounter:
         gold_diff = {k: v for k, v in gold_now.items() if k not in past_gold or past_gold[k] != v}
         pred_diff = {k: v for k, v in pred_now.items() if k not in past_pred or past_pred[k] != v}
 
-        correct = wrong = over = missed = 0
+        correct = wrong = over = missed = codel = 0
         correct_labels: set[str] = set()
         wrong_labels: set[str] = set()
         for label, g in gold_diff.items():
@@ -112,11 +123,14 @@ class ChangeCounter:
             if same and label not in correct_labels:
                 correct += 1
             elif p is None:
-                missed += 1
+                if same:  # dropped by both, already counted correct
+                    codel += 1
+                else:
+                    missed += 1
             elif not same and label not in wrong_labels:
                 wrong += 1
         self.past_gold, self.past_pred = gold_now, pred_now
-        return correct, wrong, over, missed
+        return correct, wrong, over, missed, codel
 
 
 def gca_from_counts(correct, wrong, over, missed) -> np.ndarray | float:
@@ -140,15 +154,24 @@ def gca_from_counts(correct, wrong, over, missed) -> np.ndarray | float:
 class GranularChangeAccuracy(Metric):
     """GCA from the per-turn change counts (see the module docstring)."""
 
-    name = "granular_change_accuracy"
     columns = GCA_COLUMNS
 
+    def __init__(self, *, co_deletion: str = "once") -> None:
+        if co_deletion not in CO_DELETION:
+            raise ValueError(f"co_deletion must be one of {CO_DELETION}")
+        self.co_deletion = co_deletion
+        self.name = "granular_change_accuracy" + (
+            "_reference" if co_deletion == "reference" else "")
+
     def from_sums(self, sums):
-        return gca_from_counts(sums["gca_correct"], sums["gca_wrong"], sums["gca_over"],
-                               sums["gca_missed"])
+        missed = np.asarray(sums["gca_missed"], dtype=float)
+        if self.co_deletion == "reference":
+            missed = missed + sums["gca_codel"]
+        return gca_from_counts(sums["gca_correct"], sums["gca_wrong"], sums["gca_over"], missed)
 
 
-def granular_change_accuracy(y_true, y_pred, *, dialogue_ids) -> float:
+def granular_change_accuracy(y_true, y_pred, *, dialogue_ids, co_deletion: str = "once"
+                             ) -> float:
     """GCA of consecutive, ordered turns grouped by ``dialogue_ids``.
 
     >>> granular_change_accuracy([{"hotel-area": "north"}], [{"hotel-area": "north"}],
@@ -158,4 +181,4 @@ def granular_change_accuracy(y_true, y_pred, *, dialogue_ids) -> float:
     from dst_eval.metrics.state_compare import turn_table
 
     table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
-    return GranularChangeAccuracy().score(table)
+    return GranularChangeAccuracy(co_deletion=co_deletion).score(table)

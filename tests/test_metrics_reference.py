@@ -30,6 +30,7 @@ from dst_eval.metrics import (
     trade_slot_accuracy,
     turn_table,
 )
+from dst_eval.metrics.gca import GCA_COLUMNS, gca_from_counts
 from metrics_fixture import corrupted_fixture
 
 TOL = 1e-9
@@ -43,7 +44,7 @@ AUTHORS = {
             1.0: 69.43770554770586},
     "SA": 95.29752215590152,  # TRADE compute_acc, 30 slots
     "GCA": 0.7883052661240633,
-    "GCA_counts": {"gca_correct": 9933, "gca_wrong": 676, "gca_over": 545, "gca_missed": 3285},
+    "GCA_counts": {"correct": 9933, "wrong": 676, "over": 545, "missed": 3285},
     # getRelativeSlotAccuracy (T* = 0 -> 0, macro). Its slot is ``triple.rsplit("-", 1)[0]``,
     # so a value containing "-" corrupts the slot name: on this fixture it gives
     # 75.76782853932455. With every "-" in values replaced by "~" in its input (an
@@ -88,10 +89,20 @@ def test_jga_aga_iaga_equal_reference_code(fixture) -> None:
 
 def test_gca_equals_reference_code(fixture) -> None:
     ids, gold, pred = fixture
-    assert granular_change_accuracy(gold, pred, dialogue_ids=ids) == pytest.approx(
-        AUTHORS["GCA"], abs=TOL)
+    assert granular_change_accuracy(gold, pred, dialogue_ids=ids, co_deletion="reference"
+                                    ) == pytest.approx(AUTHORS["GCA"], abs=TOL)
     table = turn_table(gold, pred, dialogue_ids=ids, fga_lambdas=())
-    assert {k: table.columns[k].sum() for k in AUTHORS["GCA_counts"]} == AUTHORS["GCA_counts"]
+    col = {k: table.columns[k].sum() for k in GCA_COLUMNS}
+    assert {"correct": col["gca_correct"], "wrong": col["gca_wrong"], "over": col["gca_over"],
+            "missed": col["gca_missed"] + col["gca_codel"]} == AUTHORS["GCA_counts"]
+    # default: a slot both sides drop in the same turn is one correct change, not also a
+    # miss. Count those slots independently and recompute the reference formula.
+    codel = sum(len((set(gold[i - 1]) - set(gold[i])) & (set(pred[i - 1]) - set(pred[i])))
+                for i in range(1, len(ids)) if ids[i] == ids[i - 1])
+    assert codel == col["gca_codel"] > 0
+    once = gca_from_counts(9933, 676, 545, 3285 - codel)
+    assert granular_change_accuracy(gold, pred, dialogue_ids=ids) == pytest.approx(once, abs=TOL)
+    assert once > AUTHORS["GCA"]
 
 
 def test_rsa_zero_convention_equals_gca_repository_code(fixture) -> None:

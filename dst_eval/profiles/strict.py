@@ -18,8 +18,16 @@ import numpy as np
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
 from dst_eval.gold import GoldTurn
-from dst_eval.metrics import dst_metrics, error_counts, turn_table
+from dst_eval.metrics import (
+    FinalTurnJointGoalAccuracy,
+    GranularChangeAccuracy,
+    ImprovedAverageGoalAccuracy,
+    dst_metrics,
+    error_counts,
+    turn_table,
+)
 from dst_eval.metrics.base import TurnTable
+from dst_eval.metrics.domain_jga import domain_metrics
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.state_compare import SlotOutcome
 from dst_eval.normalize import Normalizer
@@ -151,6 +159,8 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
     metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,
                           requested=with_requested, intents=with_intents)
+    metrics += [ImprovedAverageGoalAccuracy(), GranularChangeAccuracy(),
+                FinalTurnJointGoalAccuracy(), *domain_metrics(table)]
     if options.metrics:
         metrics = [m for m in metrics if m.name in options.metrics]
     scores = {m.name: m.score(table) for m in metrics}

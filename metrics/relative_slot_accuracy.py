@@ -1,18 +1,36 @@
-"""Relative slot accuracy (RSA; Kim et al., ACL 2022).
+"""Relative slot accuracy (RSA; Kim et al., ACL 2022, 2022.acl-short.33).
 
 Per turn, T* is the number of distinct slots in B_t ∪ P_t and
 
-.. math:: \\mathrm{RSA}_t = \\frac{T^* - \\mathrm{missing}_t - \\mathrm{wrong}_t}{T^*}
-          = \\frac{|B_t \\cap P_t|}{T^*}
+.. math:: \\mathrm{RSA}_t = \\frac{T^* - \\mathrm{missing}_t - \\mathrm{wrong}_t
+          - \\mathrm{extra}_t}{T^*} = \\frac{|B_t \\cap P_t|}{T^*}
 
-(an extra slot raises T* without adding a correct one). Turns with T* = 0 (both states
-empty) have no defined value; existing code disagrees on them (SCORERS.md §8.1), so
-both choices are explicit and part of the metric name:
+(the paper's (T* − M − W)/T*, W counting every predicted item not in the gold: wrong
+values and extra slots). Turns with T* = 0 (both states empty) have no defined value,
+and how turns are averaged is not fixed by the formula. Kim et al.'s own
+implementation could not be located (searched: GitHub code, issues and pages indexes,
+the authors' accounts; the paper's repositories list none), so the default is NOT
+confirmed as the paper's. Each convention is explicit and part of the metric name:
 
-* ``empty_turns``: ``"exclude"`` (ConvLab-3 mdst; default), ``"zero"`` (GCA repository)
-  or ``"one"``;
-* ``average``: ``"macro"`` (mean of RSA_t; default) or ``"micro"`` (Σ|B∩P| / ΣT*, where
-  empty turns contribute nothing whatever ``empty_turns`` says).
+========================  ====================================  ==========================
+option                    definition                            reproduces
+========================  ====================================  ==========================
+``empty_turns="exclude"``  mean of RSA_t over turns with T* > 0  ConvLab-3 ``mdst`` (default)
+``empty_turns="zero"``     mean over all turns, RSA_t = 0 when   cuthalionn/Granular_Change_
+                           T* = 0                                Accuracy
+                                                                 ``getRelativeSlotAccuracy``
+                                                                 (tested to 1e-9; that code
+                                                                 takes a slot as
+                                                                 ``rsplit("-", 1)[0]`` of
+                                                                 ``domain-slot-value``, which
+                                                                 breaks on values containing
+                                                                 ``-``: not reproduced)
+``empty_turns="one"``      mean over all turns, RSA_t = 1 when   no known code
+                           T* = 0
+``average="micro"``        Σ_t |B_t ∩ P_t| / Σ_t T* (empty turns a SimpleTOD-based
+                           contribute nothing)                   ``evaluate_dst`` script
+                                                                 (``r_slot_acc / num_r_slots``)
+========================  ====================================  ==========================
 """
 
 from __future__ import annotations

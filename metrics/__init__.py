@@ -14,7 +14,7 @@ dialogue-level bootstrap use.
 
 from __future__ import annotations
 
-from dst_eval.metrics.average_goal_accuracy import AverageGoalAccuracy, average_goal_accuracy
+from dst_eval.metrics.aga import AverageGoalAccuracy, average_goal_accuracy
 from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.domain_jga import (
     DomainJointGoalAccuracy,
@@ -22,13 +22,12 @@ from dst_eval.metrics.domain_jga import (
     per_domain_joint_goal_accuracy,
 )
 from dst_eval.metrics.error_analysis import error_counts, frequent_wrong_values, slot_error_counts
+from dst_eval.metrics.fga import FlexibleGoalAccuracy, flexible_goal_accuracy
 from dst_eval.metrics.final_turn import FinalTurnJointGoalAccuracy, final_turn_joint_goal_accuracy
-from dst_eval.metrics.flexible_goal_accuracy import FlexibleGoalAccuracy, flexible_goal_accuracy
 from dst_eval.metrics.gca import GranularChangeAccuracy, granular_change_accuracy
 from dst_eval.metrics.iaga import ImprovedAverageGoalAccuracy, improved_average_goal_accuracy
 from dst_eval.metrics.intent_accuracy import ActiveIntentAccuracy, active_intent_accuracy
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy, joint_goal_accuracy
-from dst_eval.metrics.relative_slot_accuracy import RelativeSlotAccuracy, relative_slot_accuracy
+from dst_eval.metrics.jga import JointGoalAccuracy, joint_goal_accuracy
 from dst_eval.metrics.requested_slots import (
     RequestedSlotsF1,
     RequestedSlotsF1TurnMacro,
@@ -36,7 +35,8 @@ from dst_eval.metrics.requested_slots import (
     RequestedSlotsRecall,
     requested_slots_precision_recall_f1,
 )
-from dst_eval.metrics.slot_accuracy import SlotAccuracy, slot_accuracy
+from dst_eval.metrics.rsa import RelativeSlotAccuracy, relative_slot_accuracy
+from dst_eval.metrics.slot_acc import SlotAccuracy, slot_accuracy
 from dst_eval.metrics.slot_prf import (
     SlotF1,
     SlotF1PerTurnMacro,
@@ -47,7 +47,7 @@ from dst_eval.metrics.slot_prf import (
     slot_precision_recall_f1,
 )
 from dst_eval.metrics.state_compare import SlotOutcome, turn_table
-from dst_eval.metrics.turn_accuracy import TurnAccuracy, turn_accuracy
+from dst_eval.metrics.turn_acc import TurnAccuracy, turn_accuracy
 
 __all__ = [
     "ActiveIntentAccuracy", "AverageGoalAccuracy", "FlexibleGoalAccuracy", "JointGoalAccuracy",

@@ -21,7 +21,7 @@ Columns (all numpy arrays, one entry per turn):
 ``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t], deletions included (ConvLab-3)
 ``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ, Dey et al.'s
                change test (additions and value changes only; see
-               :mod:`~dst_eval.metrics.flexible_goal_accuracy`)
+               :mod:`~dst_eval.metrics.fga`)
 ``iaga_num``   |B_t ∩ P_t| / |B_t ∪ P_t| over (slot, value) items if |B_t| > 0 else 0
                (a wrong value is two items of the union)
 ``final``      1 on the last turn of each dialogue; ``final_jga`` = final · jga

@@ -14,7 +14,7 @@ string's slot as everything before its LAST ``-`` (``str.rsplit("-", 1)[0]``):
     = 1 - \\frac{\\sum_t (|M_t| + |W_t|)}{N\\,T}
 
 N is the size of the slot list. A wrong value is meant to count once (its predicted
-string's slot is in S_t), which makes this :class:`~dst_eval.metrics.slot_accuracy.
+string's slot is in S_t), which makes this :class:`~dst_eval.metrics.slot_acc.
 SlotAccuracy` -- except when a value contains ``-`` (CrossWOZ ``50-100元``, ``1小时 -
 2小时``): the "slot" then includes part of the value, the wrong prediction is no longer
 recognised as the missed slot's, and it counts twice. The compatibility profile

@@ -16,7 +16,7 @@ import numpy as np
 import orjson
 import pytest
 from dst_eval.metrics.base import TurnTable
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.resampling import resample_indices
 from helpers import oracle_predictions
 

@@ -15,8 +15,7 @@ import pytest
 from dst_eval.metrics import dst_metrics, turn_table
 from dst_eval.metrics.base import TurnTable
 from dst_eval.metrics.bleu import segment_statistics
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
-from dst_eval.metrics.relative_slot_accuracy import RelativeSlotAccuracy
+from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.resampling import (
     BleuMetric,
     approximate_randomisation,
@@ -30,6 +29,7 @@ from dst_eval.metrics.resampling import (
     seed_from_env,
     seed_label,
 )
+from dst_eval.metrics.rsa import RelativeSlotAccuracy
 from sacrebleu.metrics import BLEU
 from sacrebleu.significance import PairedTest
 

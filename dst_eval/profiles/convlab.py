@@ -19,7 +19,7 @@ from __future__ import annotations
 from dst_eval.alignment import Alignment
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.normalize import Normalizer
 from dst_eval.profiles import ProfileResult, ScoreOptions
 from dst_eval.profiles.strict import scored_pairs

@@ -28,7 +28,7 @@ from dst_eval.metrics import (
 )
 from dst_eval.metrics.base import TurnTable
 from dst_eval.metrics.domain_jga import domain_metrics
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.state_compare import SlotOutcome
 from dst_eval.normalize import Normalizer
 from dst_eval.predictions.model import PredTurn

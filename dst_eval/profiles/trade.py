@@ -27,7 +27,7 @@ from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
 from dst_eval.gold import GoldTurn
 from dst_eval.metrics import turn_table
-from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
+from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
 from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer

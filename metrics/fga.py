@@ -17,7 +17,7 @@ dialogue, with t counted in turns from 0 and t_err the turn of the last new erro
 
 The differences are plain set differences of items: only additions and value changes
 are changes; a slot the gold (or the prediction) drops is not, so dropping a slot does
-not by itself make a turn a new error. (:mod:`~dst_eval.metrics.turn_accuracy`, after
+not by itself make a turn a new error. (:mod:`~dst_eval.metrics.turn_acc`, after
 ConvLab-3, does count deletions.) A predicted value matches a gold item when it equals
 any gold variant. λ → 0 gives JGA; λ → ∞ full credit to inherited errors. The reference
 code reports λ = 0.25, 0.5, 0.75 and 1.0, and so does dst-eval.

@@ -155,6 +155,7 @@ class GranularChangeAccuracy(Metric):
     """GCA from the per-turn change counts (see the module docstring)."""
 
     columns = GCA_COLUMNS
+    zero_division = 0.0  # no change at all: the reference code's 0
 
     def __init__(self, *, co_deletion: str = "once") -> None:
         if co_deletion not in CO_DELETION:

@@ -26,6 +26,7 @@ def _micro(sums):
 
 class _RequestedMetric(Metric):
     columns = ("req_tp", "req_fp", "req_fn")
+    zero_division = 1.0  # nothing requested, nothing predicted
     position = 0
 
     def from_sums(self, sums):

@@ -7,7 +7,9 @@ summed over turns:
 
 A wrong value is both a false positive and a false negative. With no predicted slot at
 all P is 1 if there is no gold slot either (nothing to find, nothing wrong), else 0;
-likewise R with no gold slot; F1 is 0 when P + R = 0.
+likewise R with no gold slot; F1 is 0 when P + R = 0. So on empty input P = R = F1 = 1
+(``zero_division = 1.0``); every other DST metric here is ``nan`` on empty input,
+except GCA (0, as its reference code).
 
 Per-turn macro F1 (TRADE "joint F1", IC-DST, JMultiWOZ): the mean over turns of
 F1_t, where F1_t = 1 when gold and prediction are both empty, 0 when nothing is
@@ -43,6 +45,7 @@ def _scalar(value: np.ndarray | float) -> np.ndarray | float:
 class SlotPrecision(Metric):
     name = "slot_precision"
     columns = _COLUMNS
+    zero_division = 1.0  # no gold and no predicted slot: nothing missed, nothing wrong
 
     def from_sums(self, sums):
         return _scalar(_micro(sums)[0])
@@ -51,6 +54,7 @@ class SlotPrecision(Metric):
 class SlotRecall(Metric):
     name = "slot_recall"
     columns = _COLUMNS
+    zero_division = 1.0
 
     def from_sums(self, sums):
         return _scalar(_micro(sums)[1])
@@ -59,6 +63,7 @@ class SlotRecall(Metric):
 class SlotF1(Metric):
     name = "slot_f1"
     columns = _COLUMNS
+    zero_division = 1.0
 
     def from_sums(self, sums):
         return _scalar(_micro(sums)[2])

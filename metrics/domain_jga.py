@@ -1,15 +1,21 @@
-"""Per-domain joint goal accuracy and its unweighted mean (FnCTOD-style headline).
+"""Per-domain joint goal accuracy and its unweighted mean (FnCTOD's headline).
 
-For a domain d (the part of a slot key before its first ``-``: ``hotel`` for
-``hotel-area``, the service ``Hotels_2`` for SGD keys), B_t^d and P_t^d are the states
-restricted to d's slots. Turns where neither state has a slot of d are not counted:
+Definition of facebookresearch/FnCTOD ``src/multiwoz/utils/compute_joint_acc.py``
+(``compute_jacc``, ``per_domain_jga``): for a domain d (the part of a slot key before
+its first ``-``: ``hotel`` for ``hotel-area``, the service ``Hotels_2`` for SGD keys),
+B_t^d and P_t^d are the states restricted to d's slots, and every turn of every
+dialogue that involves d counts -- also the turns before d is first mentioned:
 
-.. math:: \\mathrm{JGA}_d = \\frac{|\\{t : B^d_t \\cup P^d_t \\neq \\emptyset,\\ B^d_t = P^d_t\\}|}
-          {|\\{t : B^d_t \\cup P^d_t \\neq \\emptyset\\}|},\\qquad
+.. math:: \\mathrm{JGA}_d = \\frac{|\\{t \\in \\mathcal{T}_d : B^d_t = P^d_t\\}|}
+          {|\\mathcal{T}_d|},\\qquad
           \\overline{\\mathrm{JGA}} = \\frac{1}{|D|}\\sum_{d \\in D}\\mathrm{JGA}_d
 
-D is the set of domains that occur in the scored gold or predictions (or the ``domains``
-given). Each is a function of column sums, so dialogue-bootstrap intervals apply.
+with 𝒯_d the turns of the dialogues involving d. FnCTOD takes a dialogue's domains from
+its annotation (``all_domains``); here they are the domains with a gold slot at some
+turn of the dialogue (the two agree when every annotated domain gets a slot), so a
+predicted slot of a domain the dialogue never involves counts in no JGA_d. D is the
+set of domains involved in the scored dialogues. Each is a function of column sums,
+so dialogue-bootstrap intervals apply.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ PREFIX_TURN, PREFIX_JGA = "dom_turn:", "dom_jga:"
 
 
 class DomainJointGoalAccuracy(Metric):
-    """JGA_d for one domain d; ``nan`` when no turn involves d."""
+    """JGA_d for one domain d; ``nan`` when no dialogue involves d."""
 
     def __init__(self, domain: str) -> None:
         self.domain = domain
@@ -66,15 +72,17 @@ def domain_metrics(table: TurnTable) -> list[Metric]:
     return [*(DomainJointGoalAccuracy(d) for d in domains), MeanDomainJointGoalAccuracy(domains)]
 
 
-def per_domain_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState]
+def per_domain_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+                                   *, dialogue_ids: Sequence[str]
                                    ) -> tuple[dict[str, float], float]:
-    """``({domain: JGA_d}, mean over domains)``.
+    """``({domain: JGA_d}, mean over domains)``; turns of a dialogue consecutive and in order.
 
-    >>> per_domain_joint_goal_accuracy([{"hotel-area": "north", "taxi-leave": "1"}],
-    ...                                [{"hotel-area": "north", "taxi-leave": "2"}])
-    ({'hotel': 1.0, 'taxi': 0.0}, 0.5)
+    >>> per_domain_joint_goal_accuracy(
+    ...     [{}, {"hotel-area": "north", "taxi-leave": "1"}],
+    ...     [{}, {"hotel-area": "north", "taxi-leave": "2"}], dialogue_ids=["d", "d"])
+    ({'hotel': 1.0, 'taxi': 0.5}, 0.75)
     """
-    table = turn_table(y_true, y_pred, fga_lambdas=())
+    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
     metrics = domain_metrics(table)
     if not metrics:
         return {}, float("nan")

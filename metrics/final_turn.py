@@ -2,9 +2,10 @@
 
 .. math:: \\mathrm{JGA}_{\\mathrm{final}} = \\frac{1}{D}\\sum_{d}\\mathbf{1}[B_{d,T_d} = P_{d,T_d}]
 
-with T_d the last user turn of dialogue d, the dialogue-level success of state tracking
-reported for STAR and MultiWOZ 2.4 ("final JGA"). Turns of a dialogue must be
-consecutive and in order; with ``missing="skip"`` the last *scored* turn is used.
+with T_d the last user turn of dialogue d: the dialogue-level state-tracking success
+some papers report as "final" JGA. No reference implementation is cited; it is tested
+by construction. Turns of a dialogue must be consecutive and in order; with
+``missing="skip"`` the last *scored* turn is used.
 """
 
 from __future__ import annotations

@@ -27,9 +27,9 @@ Columns (all numpy arrays, one entry per turn):
 ``final``      1 on the last turn of each dialogue; ``final_jga`` = final · jga
 ``gca_*``      ``gca_correct``, ``gca_wrong``, ``gca_over``, ``gca_missed``: counts of
                this turn's state changes (:mod:`~dst_eval.metrics.gca`)
-``dom_turn:d`` 1 when B_t or P_t has a slot of domain d (the key before its first
-               ``-``); ``dom_jga:d`` 1 when, in addition, B_t and P_t restricted to
-               d agree
+``dom_turn:d`` 1 on every turn of a dialogue whose gold states have a slot of
+               domain d (the key before its first ``-``) at some turn;
+               ``dom_jga:d`` 1 when, in addition, B_t and P_t restricted to d agree
 ============== ==============================================================
 
 States may be flat (``{"hotel-area": "north"}``) or nested by domain
@@ -180,8 +180,8 @@ def turn_table(
     t_err = -1
     record = outcomes.append if outcomes is not None else None
     changes = ChangeCounter(match)
-    dom_seen: dict[str, list[int]] = {}
-    dom_bad: dict[str, list[int]] = {}
+    bad_rows: dict[str, list[int]] = {}
+    dialogue_domains: dict[int, set[str]] = {}
     for row in range(n):
         raw_gold = flat_state(y_true[row])
         gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
@@ -213,10 +213,9 @@ def turn_table(
                 bad.add(_domain(slot))
                 if record is not None:
                     record(SlotOutcome(row, slot, EXTRA, None, value))
-        for domain in {_domain(k) for k in gold} | {_domain(k) for k in pred}:
-            dom_seen.setdefault(domain, []).append(row)
-            if domain in bad:
-                dom_bad.setdefault(domain, []).append(row)
+        for domain in bad:
+            bad_rows.setdefault(domain, []).append(row)
+        dialogue_domains.setdefault(int(index[row]), set()).update(_domain(k) for k in gold)
         n_gold, n_pred = len(gold), len(pred)
         errors = wrong + missing + extra
         jga = errors == 0
@@ -257,11 +256,12 @@ def turn_table(
     if n:
         final[np.flatnonzero(np.diff(index, append=-1) != 0)] = 1.0
     cols["final"], cols["final_jga"] = final, final * cols["jga"]
-    for domain in sorted(dom_seen):
-        seen, ok = np.zeros(n), np.zeros(n)
-        seen[dom_seen[domain]] = 1.0
-        ok[dom_seen[domain]] = 1.0
-        ok[dom_bad.get(domain, [])] = 0.0
+    n_dialogues = int(index.max()) + 1 if n else 0
+    for domain in sorted(set().union(*dialogue_domains.values())):
+        involved = np.array([domain in dialogue_domains.get(i, ()) for i in range(n_dialogues)])
+        seen = involved[index].astype(float)
+        ok = seen.copy()
+        ok[bad_rows.get(domain, [])] = 0.0
         cols[f"dom_turn:{domain}"], cols[f"dom_jga:{domain}"] = seen, ok
     if requested_true is not None and requested_pred is not None:
         cols.update(_requested_columns(requested_true, requested_pred))

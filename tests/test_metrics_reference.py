@@ -12,9 +12,15 @@ that the display ``round(x, 2)`` was made the identity:
   ``compute_accuracy_trade_somdst.py`` (FGA, JGA, AGA, TRADE slot accuracy);
 * cuthalionn/Granular_Change_Accuracy @ a81b6efd7b859e4cf51e10b0280f0f025ea905d8,
   ``src/compute_accuracies.py`` ``getModelAccuracy`` (JGA, AGA, IAGA, RSA, FGA) and
-  ``src/gca.py`` ``compute_gca`` (GCA and its change counts).
+  ``src/gca.py`` ``compute_gca`` (GCA and its change counts);
+* facebookresearch/FnCTOD @ 243fa2f6850d1bbeabcedff75bcbb80ba8a5acfa,
+  ``src/multiwoz/utils/compute_joint_acc.py`` ``compute_jacc`` (per-domain JGA, JGA,
+  slot precision/recall/F1) with ``default_cleaning_flag=False``,
+  ``ignore_dontcare_in_pred=False``, states passed as its parsed
+  ``[domain]->slot->value`` triples (``paser_bs`` bypassed) and ``all_domains`` = the
+  domains with a gold slot in the dialogue.
 
-Values are the scripts' percentages (GCA: a fraction), compared to 1e-9.
+Values are the scripts' percentages (GCA, FnCTOD: fractions), compared to 1e-9.
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ from __future__ import annotations
 import pytest
 from dst_eval.metrics import (
     average_goal_accuracy,
+    final_turn_joint_goal_accuracy,
     flexible_goal_accuracy,
     granular_change_accuracy,
     improved_average_goal_accuracy,
     joint_goal_accuracy,
+    per_domain_joint_goal_accuracy,
     relative_slot_accuracy,
+    slot_precision_recall_f1,
     trade_slot_accuracy,
     turn_table,
 )
@@ -50,6 +59,16 @@ AUTHORS = {
     # 75.76782853932455. With every "-" in values replaced by "~" in its input (an
     # injective renaming that changes no definition) it gives:
     "RSA_zero": 77.81126145055978,
+}
+FNCTOD = {
+    "jga": 0.45387954422137816,
+    "per_domain": {"restaurant": 0.72460824143935, "taxi": 0.9256198347107438,
+                   "hotel": 0.5929038281979458, "attraction": 0.7592768791627021,
+                   "train": 0.7313550420168067},
+    "turns": {"restaurant": 3446, "taxi": 1573, "hotel": 3213, "attraction": 3153,
+              "train": 3808},
+    "mean": 0.7467527651055097,
+    "precision": 0.9046405682958845, "recall": 0.839997132136797, "f1": 0.8711212451670466,
 }
 
 
@@ -117,3 +136,27 @@ def test_trade_slot_accuracy_equals_reference_code(fixture) -> None:
     as_sets = [[{f"{k}-{v}" for k, v in s.items()} for s in states] for states in (gold, pred)]
     value = trade_slot_accuracy(*as_sets, n_slots=30) * 100
     assert value == pytest.approx(AUTHORS["SA"], abs=TOL)
+
+
+def test_per_domain_jga_equals_fnctod_code(fixture) -> None:
+    ids, gold, pred = fixture
+    per_domain, mean = per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids)
+    assert per_domain.keys() == FNCTOD["per_domain"].keys()
+    for domain, expected in FNCTOD["per_domain"].items():
+        assert per_domain[domain] == pytest.approx(expected, abs=TOL), domain
+    assert mean == pytest.approx(FNCTOD["mean"], abs=TOL)
+    table = turn_table(gold, pred, dialogue_ids=ids, fga_lambdas=())
+    assert {d: table.columns[f"dom_turn:{d}"].sum() for d in FNCTOD["turns"]} == FNCTOD["turns"]
+    assert joint_goal_accuracy(gold, pred) == pytest.approx(FNCTOD["jga"], abs=TOL)
+    p, r, f1 = slot_precision_recall_f1(gold, pred)
+    assert (p, r, f1) == pytest.approx((FNCTOD["precision"], FNCTOD["recall"], FNCTOD["f1"]),
+                                       abs=TOL)
+
+
+def test_final_turn_jga_by_construction(fixture) -> None:
+    ids, gold, pred = fixture
+    last = {d: i for i, d in enumerate(ids)}  # index of each dialogue's last turn
+    expected = sum(gold[i] == pred[i] for i in last.values()) / len(last)
+    assert 0.3 < expected < 0.9
+    value = final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids)
+    assert value == pytest.approx(expected, abs=1e-15)

@@ -56,12 +56,13 @@ ValueMatch = Callable[[str, tuple[str, ...]], bool]
 ALPHA = 1 - 1 / 11
 GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed", "gca_codel")
 CO_DELETION = ("once", "reference")
+_ABSENT = object()  # "key not in the previous padded state" (distinct from None = dropped)
 
 
 class ChangeCounter:
     """Per-dialogue state of :func:`compute_gca`'s loop; :meth:`step` gives one turn's counts."""
 
-    __slots__ = ("match", "active_gold", "active_pred", "past_gold", "past_pred")
+    __slots__ = ("match", "active_gold", "active_pred", "past_gold", "past_pred", "last")
 
     def __init__(self, match: ValueMatch) -> None:
         self.match = match
@@ -72,6 +73,7 @@ class ChangeCounter:
         self.active_pred: set[str] = set()
         self.past_gold: dict[str, tuple[str, ...] | None] = {}
         self.past_pred: dict[str, str | None] = {}
+        self.last: tuple[Mapping, Mapping] = ({}, {})
 
     def _same(self, pred: str | None, gold: tuple[str, ...] | None) -> bool:
         if gold is None or pred is None:
@@ -82,17 +84,23 @@ class ChangeCounter:
              ) -> tuple[int, int, int, int, int]:
         """``(correct, wrong, over, missed, co_deleted)`` of this turn's changes; the
         reference code's ``missed`` is ``missed + co_deleted``."""
+        if gold == self.last[0] and pred == self.last[1]:
+            return 0, 0, 0, 0, 0  # nothing changed on either side
+        self.last = (gold, pred)
         self.active_gold.update(gold)
         self.active_pred.update(pred)
         gold_now: dict[str, tuple[str, ...] | None] = dict(gold)
-        for key in self.active_gold.difference(gold):
-            gold_now[key] = None
+        if len(self.active_gold) != len(gold):
+            for key in self.active_gold.difference(gold):
+                gold_now[key] = None
         pred_now: dict[str, str | None] = dict(pred)
-        for key in self.active_pred.difference(pred):
-            pred_now[key] = None
+        if len(self.active_pred) != len(pred):
+            for key in self.active_pred.difference(pred):
+                pred_now[key] = None
         past_gold, past_pred = self.past_gold, self.past_pred
-        gold_diff = {k: v for k, v in gold_now.items() if k not in past_gold or past_gold[k] != v}
-        pred_diff = {k: v for k, v in pred_now.items() if k not in past_pred or past_pred[k] != v}
+        gold_get, pred_get = past_gold.get, past_pred.get
+        gold_diff = {k: v for k, v in gold_now.items() if gold_get(k, _ABSENT) != v}
+        pred_diff = {k: v for k, v in pred_now.items() if pred_get(k, _ABSENT) != v}
 
         correct = wrong = over = missed = codel = 0
         correct_labels: set[str] = set()

@@ -54,6 +54,7 @@ from dst_eval.metrics.gca import GCA_COLUMNS, ChangeCounter
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
 CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
+_FLAT_VALUES = frozenset({str, tuple, list})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +72,10 @@ def _exact(pred: str, variants: tuple[str, ...]) -> bool:
     return pred in variants
 
 
-def flat_state(state: Mapping) -> dict:
+def flat_state(state: Mapping) -> Mapping:
     """``{"domain": {"slot": v}}`` -> ``{"domain-slot": v}``; flat states are returned as is."""
-    if not any(isinstance(v, Mapping) for v in state.values()):
-        return state  # type: ignore[return-value]
+    if _FLAT_VALUES.issuperset(map(type, state.values())):
+        return state
     flat: dict = {}
     for key, value in state.items():
         if isinstance(value, Mapping):
@@ -85,45 +86,27 @@ def flat_state(state: Mapping) -> dict:
     return flat
 
 
-def _domain(key: str) -> str:
-    return key.partition("-")[0]
+def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
+                  match: ValueMatch) -> tuple[bool, bool]:
+    """``(fga_ok, ta_ok)`` for one turn.
 
-
-def _changes_ok(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
-                match: ValueMatch) -> bool:
-    """Dey et al.'s test (B_t − B_{t-1}) ⊆ P_t and (P_t − P_{t-1}) ⊆ B_t on (slot, value)
-    items: only additions and value changes are changes; a deletion is none."""
+    ``fga_ok`` is Dey et al.'s (B_t − B_{t-1}) ⊆ P_t and (P_t − P_{t-1}) ⊆ B_t on
+    (slot, value) items: only additions and value changes are changes. ``ta_ok`` (turn
+    accuracy, ConvLab-3) also requires every deletion on one side to be one on the other.
+    """
     for slot, variants in b_now.items():
         if b_prev.get(slot) != variants:
             pred = p_now.get(slot)
             if pred is None or not match(pred, variants):
-                return False
+                return False, False
     for slot, value in p_now.items():
         if p_prev.get(slot) != value:
             variants = b_now.get(slot)
             if variants is None or not match(value, variants):
-                return False
-    return True
-
-
-def _gold_changes_ok(b_prev: Mapping, b_now: Mapping, p_now: Mapping, match: ValueMatch) -> bool:
-    """T_t ⊆ P_t: every gold change (including deletions) is in the prediction."""
-    for slot, variants in b_now.items():
-        if b_prev.get(slot) != variants:
-            pred = p_now.get(slot)
-            if pred is None or not match(pred, variants):
-                return False
-    return all(slot in b_now or slot not in p_now for slot in b_prev)
-
-
-def _pred_changes_ok(p_prev: Mapping, p_now: Mapping, b_now: Mapping, match: ValueMatch) -> bool:
-    """U_t ⊆ B_t: every predicted change (including deletions) is in the gold."""
-    for slot, value in p_now.items():
-        if p_prev.get(slot) != value:
-            variants = b_now.get(slot)
-            if variants is None or not match(value, variants):
-                return False
-    return all(slot in p_now or slot not in b_now for slot in p_prev)
+                return False, False
+    deletions_ok = (all(slot in b_now or slot not in p_now for slot in b_prev)
+                    and all(slot in p_now or slot not in b_now for slot in p_prev))
+    return True, deletions_ok
 
 
 def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.ndarray, list[str]]:
@@ -180,52 +163,62 @@ def turn_table(
     t_err = -1
     record = outcomes.append if outcomes is not None else None
     changes = ChangeCounter(match)
+    dialogue_of: list[int] = index.tolist()
     bad_rows: dict[str, list[int]] = {}
     dialogue_domains: dict[int, set[str]] = {}
+    domain_of: dict[str, str] = {}  # slot key -> domain, the part before the first "-"
+
+    def _domain(key: str) -> str:
+        domain = domain_of.get(key)
+        if domain is None:
+            domain = domain_of[key] = key.partition("-")[0]
+        return domain
     for row in range(n):
         raw_gold = flat_state(y_true[row])
         gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
         pred = flat_state(y_pred[row] or {})
-        if index[row] != prev_dialogue:
-            prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = index[row], {}, {}, True, 0, -1
+        dialogue = dialogue_of[row]
+        if dialogue != prev_dialogue:
+            prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = dialogue, {}, {}, True, 0, -1
             changes.reset()
         correct = wrong = missing = 0
-        bad: set[str] = set()
+        errs: list[str] = []
         for slot, variants in gold.items():
             value = pred.get(slot)
             if value is None:
                 missing += 1
                 kind = MISSING
+                errs.append(slot)
             elif match(value, variants):
                 correct += 1
                 kind = CORRECT
             else:
                 wrong += 1
                 kind = WRONG
-            if kind is not CORRECT:
-                bad.add(_domain(slot))
+                errs.append(slot)
             if record is not None:
                 record(SlotOutcome(row, slot, kind, variants, value))
         extra = 0
         for slot, value in pred.items():
             if slot not in gold:
                 extra += 1
-                bad.add(_domain(slot))
+                errs.append(slot)
                 if record is not None:
                     record(SlotOutcome(row, slot, EXTRA, None, value))
-        for domain in bad:
-            bad_rows.setdefault(domain, []).append(row)
-        dialogue_domains.setdefault(int(index[row]), set()).update(_domain(k) for k in gold)
+        if errs:
+            for domain in set(map(_domain, errs)):
+                bad_rows.setdefault(domain, []).append(row)
+        if gold.keys() != b_prev.keys():
+            dialogue_domains.setdefault(dialogue, set()).update(map(_domain, gold))
         n_gold, n_pred = len(gold), len(pred)
         errors = wrong + missing + extra
         jga = errors == 0
         tstar = correct + errors
 
-        changes_ok = (_gold_changes_ok(b_prev, gold, pred, match)
-                      and _pred_changes_ok(p_prev, pred, gold, match))
+        fga_ok, changes_ok = _change_tests(b_prev, gold, p_prev, pred, match)
         if jga:
             fga_rows.append(ones)
-        elif t == 0 or prev_jga or not _changes_ok(b_prev, gold, p_prev, pred, match):
+        elif t == 0 or prev_jga or not fga_ok:
             fga_rows.append(zeros)
             t_err = t
         else:

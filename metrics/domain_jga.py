@@ -42,7 +42,8 @@ class DomainJointGoalAccuracy(Metric):
 
 
 class MeanDomainJointGoalAccuracy(Metric):
-    """Unweighted mean of JGA_d over ``domains``."""
+    """Unweighted mean of JGA_d over ``domains``; a domain no dialogue of a bootstrap
+    resample involves has no JGA_d there and is left out of that resample's mean."""
 
     name = "domain_joint_goal_accuracy_mean"
 
@@ -53,8 +54,11 @@ class MeanDomainJointGoalAccuracy(Metric):
         self.columns = tuple(c for part in self.parts for c in part.columns)
 
     def from_sums(self, sums):
-        values = [np.asarray(part.from_sums(sums), dtype=float) for part in self.parts]
-        out = np.mean(values, axis=0)
+        values = np.array([np.asarray(part.from_sums(sums), dtype=float) for part in self.parts])
+        defined = np.isfinite(values)
+        count = defined.sum(axis=0)
+        total = np.where(defined, values, 0.0).sum(axis=0)
+        out = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
         return float(out) if out.ndim == 0 else out
 
 

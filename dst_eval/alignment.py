@@ -40,9 +40,10 @@ from itertools import chain
 from types import MappingProxyType
 
 from dst_eval.errors import PredictionError
-from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key, split_slot_key
+from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
+from dst_eval.predictions.common import show
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
-from dst_eval.predictions.reader import show
+from dst_eval.slotkeys import split_slot_key
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")

@@ -17,7 +17,6 @@ from dst_eval.corpora import load_gold
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.predictions.model import PredictionSet
-from dst_eval.predictions.reader import PrefetchedPredictions, prefetch_predictions
 from dst_eval.profiles import ProfileResult, ScoreOptions, get_profile
 from dst_eval.report import Report
 from dst_eval.responses import ResponseResources, ResponseResult, has_responses, score_responses
@@ -72,9 +71,6 @@ def _as_predictions(predictions: Any, corpus: str, pred_format: str | None) -> P
 
     if isinstance(predictions, PredictionSet):
         return predictions
-    if isinstance(predictions, PrefetchedPredictions):
-        return reader.read_predictions(predictions.path, pred_format=predictions.pred_format,
-                                       corpus=corpus, prefetched=predictions)
     if isinstance(predictions, str | Path):
         return reader.read_predictions(predictions, pred_format=pred_format, corpus=corpus)
     if isinstance(predictions, Mapping | list):
@@ -84,7 +80,7 @@ def _as_predictions(predictions: Any, corpus: str, pred_format: str | None) -> P
 
 
 def evaluate(
-    predictions: str | Path | PredictionSet | PrefetchedPredictions | Mapping | list,
+    predictions: str | Path | PredictionSet | Mapping | list,
     *,
     gold: str | Path | GoldSet,
     corpus: str | None = None,
@@ -108,8 +104,7 @@ def evaluate(
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.report.Report`.
 
     ``predictions`` is a path (JSON, JSONL, SGD-style directory), an in-memory mapping
-    in one of those layouts, a :class:`PredictionSet`, or a
-    :func:`dst_eval.reader.prefetch_predictions` handle (closed here in any case).
+    in one of those layouts, or a :class:`PredictionSet`.
     ``gold`` is a corpus path or a loaded :class:`GoldSet`. The profile defaults to the
     corpus's default (``strict``).
     ``missing="wrong"`` scores missing dialogues/turns as empty predictions;
@@ -120,23 +115,16 @@ def evaluate(
     the corpus defines them) are added; ``db``, ``goals``, ``references`` and
     ``gold_states`` locate the corpus resources they need (see ``dst_eval.responses``).
     """
-    if isinstance(predictions, str | Path) and not isinstance(gold, GoldSet):
-        # an SGD-style directory is parsed by a worker process while the gold loads here
-        predictions = prefetch_predictions(predictions, pred_format) or predictions
-    try:
-        return _evaluate(predictions, gold=gold, corpus=corpus, split=split, profile=profile,
-                         pred_format=pred_format, strict=strict, missing=missing,
-                         metrics=metrics, by=by, dontcare=dontcare,
-                         normalisation=normalisation, mwzeval_rules=mwzeval_rules,
-                         bootstrap=bootstrap, seed=seed, db=db, goals=goals,
-                         references=references, gold_states=gold_states)
-    finally:
-        if isinstance(predictions, PrefetchedPredictions):
-            predictions.close()  # stops the worker when the predictions were never read
+    return _evaluate(predictions, gold=gold, corpus=corpus, split=split, profile=profile,
+                     pred_format=pred_format, strict=strict, missing=missing,
+                     metrics=metrics, by=by, dontcare=dontcare,
+                     normalisation=normalisation, mwzeval_rules=mwzeval_rules,
+                     bootstrap=bootstrap, seed=seed, db=db, goals=goals,
+                     references=references, gold_states=gold_states)
 
 
 def _evaluate(
-    predictions: str | Path | PredictionSet | PrefetchedPredictions | Mapping | list,
+    predictions: str | Path | PredictionSet | Mapping | list,
     *,
     gold: str | Path | GoldSet,
     corpus: str | None,

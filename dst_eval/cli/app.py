@@ -128,17 +128,7 @@ def _write(text: str, output: str | None) -> None:
 def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     predictions: Any = args.predictions
-    if args.gold:
-        from dst_eval.predictions.reader import prefetch_predictions
-
-        # started first (before the heavy imports and the spinner's timer thread): a worker
-        # process parses an SGD-style prediction directory while this one loads the gold
-        predictions = prefetch_predictions(predictions, args.pred_format) or predictions
-    try:
-        report = _score(args, predictions)
-    finally:
-        if not isinstance(predictions, str):
-            predictions.close()
+    report = _score(args, predictions)
     _output(args, report)
     return EXIT_OK
 

@@ -205,6 +205,15 @@ def _unset_words(words: frozenset[str]) -> UnsetTest:
     return test
 
 
+def _blank_or_words(words: frozenset[str]) -> UnsetTest:
+    longest = max(map(len, words), default=0)
+
+    def test(value: str) -> bool:
+        stripped = value.strip()
+        return not stripped or (len(stripped) <= longest and stripped.lower() in words)
+    return test
+
+
 def _unset_none(_words: frozenset[str]) -> UnsetTest:
     return lambda value: value == "none"
 
@@ -235,6 +244,8 @@ class Unset:
         self.words = frozenset(word.strip().lower() for word in words)
         tests = [UNSET_RULES[name](self.words) for name in names
                  if name != "words" or self.words]
+        if set(names) >= {"blank", "words"} and self.words and len(names) == 2:
+            tests = [_blank_or_words(self.words)]  # the strict profile's rule, one strip
         if not tests:
             test: UnsetTest = _never
         elif len(tests) == 1:

@@ -64,7 +64,11 @@ def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str,
     """The set slots of a predicted turn (``unset`` values left out), normalised."""
     if pred is None or not pred.state:
         return {}
-    state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
+    if pred.duplicates:
+        state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
+    else:
+        unset_value = unset.test
+        state = {k: norm(k, v) for k, v in pred.state.items() if not unset_value(v)}
     if dontcare == "ignore":
         state = {k: v for k, v in state.items() if v != DONTCARE}
     return state

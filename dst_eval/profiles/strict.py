@@ -23,6 +23,7 @@ import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
+from dst_eval.errors import UsageError
 from dst_eval.gold import GoldTurn
 from dst_eval.metrics import dst_metrics, error_counts, turn_table
 from dst_eval.metrics.base import TurnTable
@@ -48,7 +49,9 @@ def normalizer_for(corpus: str, options: ScoreOptions) -> Normalizer:
 @cache
 def unset_for(corpus: str) -> Unset:
     """The strict profile's :class:`Unset` for ``corpus`` (words: ``[values] unset``)."""
-    words = corpus_config(corpus).raw.get("values", {}).get("unset", ())
+    words = corpus_config(corpus).raw.get("values", {}).get("unset", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise UsageError(f"configs/{corpus}.toml: [values] unset must be a list of strings")
     return Unset(UNSET_RULES, words)
 
 

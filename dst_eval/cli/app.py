@@ -19,8 +19,6 @@ from dst_eval.cli.report import run_report
 from dst_eval.errors import EXIT_OK, EXIT_USAGE, DstEvalError, UsageError
 
 FORMATS = ("table", "json", "markdown", "csv")
-_exit_fast = False
-"""True in the console-script process, which ends with ``os._exit`` (see :func:`run`)."""
 
 EXAMPLES = """\
 examples:
@@ -127,18 +125,10 @@ def _write(text: str, output: str | None) -> None:
 
 def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    predictions: Any = args.predictions
-    if args.gold:
-        from dst_eval.predictions.reader import prefetch_predictions
+    from dst_eval.options import EvalOptions
 
-        # started first (before the heavy imports and the spinner's timer thread): a worker
-        # process parses an SGD-style prediction directory while this one loads the gold
-        predictions = prefetch_predictions(predictions, args.pred_format) or predictions
-    try:
-        report = _score(args, predictions)
-    finally:
-        if not isinstance(predictions, str):
-            predictions.close()
+    options = EvalOptions.from_args(args)
+    report = _score(args, options)
     _output(args, report)
     return EXIT_OK
 
@@ -153,27 +143,17 @@ def _stderr_may_be_terminal() -> bool:
         return True  # let rich decide
 
 
-def _score(args: argparse.Namespace, predictions: Any) -> Any:
-    from dst_eval import api
+def _score(args: argparse.Namespace, options: Any) -> Any:
     from dst_eval.api import evaluate
     from dst_eval.progress import stage
 
-    if _exit_fast:
-        api._retained = []  # freed by the process's end instead of one by one
     console = None
     if _stderr_may_be_terminal():
         from rich.console import Console
 
         console = Console(stderr=True)
     with stage(console, "scoring…"):
-        return evaluate(
-            predictions, gold=args.gold, corpus=args.corpus, split=args.split,
-            profile=args.profile, pred_format=args.pred_format, strict=args.strict,
-            missing=args.missing, metrics=_split_list(args.metrics) or None,
-            by=_split_list(args.by), dontcare=args.dontcare, normalisation=args.norm,
-            mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed,
-            db=args.db, goals=args.goals, references=args.references,
-            gold_states=args.gold_states)
+        return evaluate(args.predictions, gold=args.gold, options=options)
 
 
 def _output(args: argparse.Namespace, report: Any) -> None:
@@ -200,12 +180,14 @@ def _output(args: argparse.Namespace, report: Any) -> None:
 def run_validate(argv: Sequence[str]) -> int:
     args = build_validate_parser().parse_args(argv)
     from dst_eval.alignment import align
-    from dst_eval.api import _as_gold, _as_predictions
+    from dst_eval.api import as_gold, as_predictions
+    from dst_eval.options import EvalOptions
 
+    options = EvalOptions.from_args(args)
     if not args.gold:
         raise UsageError("validate needs --gold PATH to check the predictions against")
-    gold = _as_gold(args.gold, args.corpus, args.split)
-    predictions = _as_predictions(args.predictions, gold.corpus, args.pred_format)
+    gold = as_gold(args.gold, options)
+    predictions = as_predictions(args.predictions, gold.corpus, options)
     alignment = align(gold, predictions, strict=args.strict)
     summary = alignment.summary()
     print(f"{predictions.source}: {predictions.format} format, "
@@ -256,23 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point: :func:`main` in a short-lived process.
-
-    The cyclic garbage collector is off for the run (the million-odd objects of a corpus
-    and a prediction file are acyclic, yet every collection would re-scan them), and the
-    process ends with ``os._exit`` once output is flushed, skipping the teardown of those
-    objects (:func:`dst_eval.evaluate` keeps them in ``api._retained`` for that); together
-    about a third of a large run's time.
-    """
-    import gc
-
-    global _exit_fast
-    gc.disable()
-    _exit_fast = True
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    """Console-script entry point."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -75,8 +75,8 @@ def run_compare(argv: Sequence[str]) -> int:
     args = build_compare_parser().parse_args(argv)
     from rich.console import Console
 
-    from dst_eval.api import _as_gold, evaluate
-    from dst_eval.metrics.resampling import parse_seed, seed_from_env
+    from dst_eval.api import as_gold, evaluate, resolve_seed
+    from dst_eval.options import EvalOptions
     from dst_eval.progress import stage
     from dst_eval.significance import (
         compare_reports,
@@ -87,19 +87,12 @@ def run_compare(argv: Sequence[str]) -> int:
 
     if len(args.predictions) < 2:
         raise UsageError("compare needs a baseline and at least one system prediction file")
-    try:
-        seed = seed_from_env() if args.seed is None else parse_seed(args.seed)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    metrics = tuple(m.strip() for m in (args.metrics or "").split(",") if m.strip()) or None
+    options = EvalOptions.from_args(args)
+    seed = resolve_seed(options)
     console = Console(stderr=True)
     with stage(console, "scoring…"):
-        gold = _as_gold(args.gold, args.corpus, args.split)
-        reports = [
-            evaluate(path, gold=gold, corpus=args.corpus, profile=args.profile,
-                     pred_format=args.pred_format, missing=args.missing, metrics=metrics,
-                     dontcare=args.dontcare, normalisation=args.norm)
-            for path in args.predictions]
+        gold = as_gold(args.gold, options)
+        reports = [evaluate(path, gold=gold, options=options) for path in args.predictions]
     with stage(console, "testing…"):
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)

@@ -6,9 +6,10 @@ The command line (:meth:`EvalOptions.from_args`), a TOML table
 only validation: a bad option is a :class:`~dst_eval.errors.UsageError` (exit code 2),
 raised before any gold or prediction file is opened.
 
-``build``/``from_mapping`` first *parse* loose spellings into the canonical types
-(``"a,b"`` or a list -> a tuple, ``"12"`` -> 12, a path string -> :class:`~pathlib.Path`);
-the constructor accepts canonical values only.
+``build``/``from_mapping``/``replace`` first *parse* loose spellings into the canonical
+types (``"a,b"`` or a list -> a tuple, ``"12"`` -> 12, a path string ->
+:class:`~pathlib.Path`; None -> the field's default); the constructor accepts canonical
+values only.
 
 Limits: ``bootstrap`` is 0 (off) or 2 ≤ N ≤ :data:`MAX_BOOTSTRAP` (10,000 — sacrebleu's
 largest default, for approximate randomisation; the resample matrix is N × dialogues
@@ -234,6 +235,7 @@ class EvalOptions:
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(EvalOptions))
+DEFAULTS = {f.name: f.default for f in fields(EvalOptions)}
 ALIASES = {"norm": "normalisation", "normalization": "normalisation"}
 
 
@@ -243,8 +245,10 @@ def _parsed(values: Mapping[str, Any]) -> dict[str, Any]:
         name = ALIASES.get(key, key)
         if name not in FIELD_NAMES:
             raise UsageError(f"unknown option {key!r}; known: {', '.join(sorted(FIELD_NAMES))}")
-        if name in out and key != name and value is None:
-            continue  # an alias left unset does not override the field
+        if value is None:  # not given: the field's default
+            if name not in out:
+                out[name] = DEFAULTS[name]
+            continue
         out[name] = parse_value(name, value)
     return out
 
@@ -273,8 +277,6 @@ def _int(name: str, value: Any) -> Any:
 
 def parse_value(name: str, value: Any) -> Any:
     """One option from a loose spelling into its canonical type (validated afterwards)."""
-    if value is None:
-        return {"by": (), "bootstrap": 0}.get(name)
     if name == "metrics":
         return _names(value) or None
     if name == "by":

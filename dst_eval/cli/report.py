@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from dst_eval.cli.parser import add_inputs, add_scoring, add_strict, make_parser, options_from
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import EvalOptions
@@ -28,25 +29,16 @@ examples:
 
 
 def build_report_parser() -> argparse.ArgumentParser:
-    from dst_eval.cli.app import _common, _Parser
-
-    parser = _Parser(prog="dst-eval report",
-                     description="Score predictions and write a self-contained HTML report "
-                                 "(summary, per-domain and per-slot tables, error types, "
-                                 "plots; works offline). Plots need matplotlib "
-                                 "(pip install 'dst-eval[report]').",
-                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    _common(parser)
+    parser = make_parser(
+        "dst-eval report",
+        "Score predictions and write a self-contained HTML report (summary, per-domain and "
+        "per-slot tables, error types, plots; works offline). Plots need matplotlib "
+        "(pip install 'dst-eval[report]').", EXAMPLES)
+    add_inputs(parser)
+    add_strict(parser)
     parser.add_argument("--html", required=True, metavar="OUT",
                         help="where to write the HTML page")
-    parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict; "
-                                          "error analysis needs strict)")
-    parser.add_argument("--missing", choices=("wrong", "skip"), default="wrong",
-                        help="missing dialogues/turns: score as wrong (default) or skip them")
-    parser.add_argument("--norm", help="value normalisation policy (strict profile)")
-    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                        help="95%% confidence intervals from N dialogue-level resamples")
-    parser.add_argument("--seed", help="resampling seed (default $SACREBLEU_SEED or 12345)")
+    add_scoring(parser, breakdowns=False)
     parser.add_argument("--title", help="page title (default: from the predictions file name)")
     return parser
 
@@ -71,17 +63,17 @@ def report_with_breakdowns(predictions: PredictionSet, gold: GoldSet,
 
 def run_report(argv: Sequence[str]) -> int:
     args = build_report_parser().parse_args(argv)
+    options = options_from(args)
+    target = Path(args.html)
+    if target.is_dir():
+        raise UsageError(f"--html {target}: is a directory; give a file name")
     from rich.console import Console
 
     from dst_eval.api import as_gold, as_predictions
     from dst_eval.html_report import render_report_html
     from dst_eval.progress import stage
 
-    options = EvalOptions.from_args(args)
     console = Console(stderr=True)
-    target = Path(args.html)
-    if target.is_dir():
-        raise UsageError(f"--html {target}: is a directory; give a file name")
     with stage(console, "scoring…"):
         gold = as_gold(args.gold, options)
         predictions = as_predictions(args.predictions, gold.corpus, options)

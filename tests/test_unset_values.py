@@ -29,8 +29,9 @@ import pytest
 from dst_eval.alignment import align
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from dst_eval.normalize import Unset
+from dst_eval.options import EvalOptions
 from dst_eval.predictions import predictions_from_object, read_predictions
-from dst_eval.profiles import ScoreOptions, get_profile
+from dst_eval.profiles import get_profile
 from dst_eval.slotkeys import split_slot_key
 
 VALUES = {"area": "", "name": " ", "type": "\t", "stars": "none",
@@ -57,7 +58,7 @@ def score(gold: GoldSet, pred_states: list[dict[str, str]], profile: str, **opti
     preds = predictions_from_object({"d1": [{"state": nested(s)} for s in pred_states]},
                                     corpus=gold.corpus)
     alignment = align(gold, preds)
-    return get_profile(profile, gold.corpus)(alignment, ScoreOptions(**options))
+    return get_profile(profile, gold.corpus)(alignment, EvalOptions(**options))
 
 
 # ----------------------------------------------------------------------------- readers

@@ -4,6 +4,10 @@
   slot of the corpus slot list; SGD: the slots of the dialogue's services); predictions
   for any other slot are ignored (ConvLab/ConvLab-3#132);
 * values: all whitespace deleted and lower-cased (``despace+lower``) on both sides;
+  a predicted value that is ``""`` or whitespace only is no prediction (the anchor's
+  ``len(predict_values) == 0`` after deleting whitespace; :class:`Unset` ``blank``), and
+  every other value is one: ``none`` and ``not mentioned`` are false positives, as in
+  ConvLab-3;
 * gold variants and predictions are split on ``|``; a slot is a true positive when any
   predicted piece is a gold piece (so a hedged ``north|centre|south`` scores as correct:
   a defect this profile reproduces and the strict profile does not);
@@ -20,11 +24,14 @@ from dst_eval.alignment import Alignment
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.jga import JointGoalAccuracy
-from dst_eval.normalize import Normalizer
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.normalize import Normalizer, Unset
+from dst_eval.options import EvalOptions
 from dst_eval.profiles.strict import scored_pairs
+from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
+UNSET = Unset("blank")
+"""No prediction: a value that deleting all whitespace leaves empty (the anchor's rule)."""
 
 
 def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
@@ -37,7 +44,7 @@ def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> f
     return frozenset(gold_set.slots) | frozenset(turn.state)
 
 
-def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     norm = Normalizer(NORMALISATION)
     services = {d.dialogue_id: d.services for d in gold_set}
@@ -50,10 +57,9 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
             if pieces:
                 gold[key] = pieces
         predicted = {}
-        for key, value in ((pred.state or {}) if pred else {}).items():
-            value = norm(key, value)
-            if key in universe and value:
-                predicted[key] = value
+        for key, value in UNSET.items(pred.state, pred.duplicates) if pred else ():
+            if key in universe:
+                predicted[key] = norm(key, value)
         gold_states.append(gold)
         pred_states.append(predicted)
         ids.append(turn.dialogue_id)
@@ -72,7 +78,7 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t, _ in
                                                    scored_pairs(alignment, options)]}
     per_turn.update(table.columns)
-    return ProfileResult(
+    return (result or Result()).add(
         scores={"joint_goal_accuracy": accuracy, "slot_precision": precision,
                 "slot_recall": recall, "slot_f1": f1},
         signature_fields={"norm": f"{norm.signature}", "match": "any-piece-of-pipe-split",

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from dst_eval import corpora
 from dst_eval.alignment import align
 from dst_eval.config import corpus_config
 from dst_eval.corpora import load_gold
@@ -168,8 +169,7 @@ def _evaluate(
         if kind not in BREAKDOWNS:
             raise UsageError(f"unknown breakdown {kind!r}; known: {', '.join(BREAKDOWNS)}")
     gold_set = _as_gold(gold, corpus, split)
-    if corpus and gold_set.corpus != corpus and not (
-            {corpus, gold_set.corpus} <= {"multiwoz21", "multiwoz22"}):
+    if corpus and not corpora.get(corpus).accepts(gold_set.corpus):
         raise UsageError(f"--corpus {corpus} does not match the gold data ({gold_set.corpus})")
     config = corpus_config(gold_set.corpus)
     profile_name = profile or config.default_profile

@@ -11,22 +11,13 @@ sacrebleu's 0–100 scale; ``combined`` = 0.5·(100·inform + 100·success) + BL
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.profiles import ScoreOptions
-
-CORPUS_MODULES = {
-    "multiwoz22": "multiwoz",
-    "multiwoz21": "multiwoz",
-    "sgd": "sgd",
-    "crosswoz": "crosswoz",
-    "risawoz": "risawoz",
-    "jmultiwoz": "jmultiwoz",
-}
 
 
 @dataclass
@@ -71,7 +62,6 @@ def has_responses(alignment: Alignment) -> bool:
 def score_responses(alignment: Alignment, options: ScoreOptions, *,
                     resources: ResponseResources | None = None,
                     profile: str = "strict") -> ResponseResult:
-    corpus = alignment.gold.corpus
-    module = importlib.import_module(f"dst_eval.corpora.{CORPUS_MODULES[corpus]}.responses")
+    module = corpora.get(alignment.gold.corpus).responses_module()
     return module.score(alignment, options, resources=resources or ResponseResources(),
                         profile=profile)

@@ -13,7 +13,8 @@ key                      required  meaning (attribute of :class:`CorpusSpec`)
 ``alternate_layouts``    no        loader modules of the same folder for single ``.json``
                                    files in another layout, sniffed before ``loader``
 ``detect_order``         yes       position when the corpus of a gold path is detected
-``language``             yes       ISO 639-1 code; CJK languages refuse word tokenizers
+``language``             yes       ISO 639-1 code; a CJK language refuses a tokenizer that
+                                   does not split CJK text
 ``tokenizer``            yes       BLEU tokenizer of the corpus's responses (a name of
                                    ``dst_eval.metrics.tokenizers``)
 ``default_profile``      yes       profile used when none is named
@@ -59,9 +60,6 @@ CORPUS_PACKAGE = "dst_eval.corpora"
 SLOT_DOMAINS = ("prefix", "service-family")
 SLOT_UNIVERSES = ("corpus", "dialogue-services")
 SEEN_SERVICES = ("train-schema", "all")
-WORD_TOKENIZERS = frozenset({"13a", "intl", "none"})
-"""Tokenizers that do not split CJK runs (BLEU would be ~0 on Chinese or Japanese)."""
-CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 
 
 @dataclass(frozen=True)
@@ -198,10 +196,6 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
         get_tokenizer(section["tokenizer"])
     except TokenizerError as exc:
         raise UsageError(f"{where}: {exc}") from None
-    language = section["language"]
-    if language in CJK_LANGUAGES and section["tokenizer"] in WORD_TOKENIZERS:
-        raise UsageError(f"{where}: tokenizer {section['tokenizer']!r} does not split "
-                         f"{language} text (BLEU would be ~0)")
     profiles = _strings(section["profiles"], "profiles", where)
     if section["default_profile"] not in profiles:
         raise UsageError(f"{where}: default_profile {section['default_profile']!r} is not "
@@ -214,7 +208,7 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
         family=section["family"],
         loader=section["loader"],
         detect_order=section["detect_order"],
-        language=language,
+        language=section["language"],
         tokenizer=section["tokenizer"],
         default_profile=section["default_profile"],
         profiles=profiles,
@@ -242,14 +236,8 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
 
 @cache
 def _specs() -> MappingProxyType:
-    specs = [spec_from_toml(name, read_toml(name)) for name in config_names()]
-    specs.sort(key=lambda s: (s.detect_order, s.name))
-    return MappingProxyType({s.name: s for s in specs})
-
-
-def corpus_names() -> tuple[str, ...]:
-    """Known corpora, in detection order."""
-    return tuple(_specs())
+    return MappingProxyType({name: spec_from_toml(name, read_toml(name))
+                             for name in config_names()})
 
 
 @cache
@@ -261,8 +249,15 @@ def corpus_config(corpus: str) -> CorpusSpec:
     return specs[corpus]
 
 
+def corpus_specs() -> tuple[CorpusSpec, ...]:
+    """Every packaged corpus config, by name (:mod:`dst_eval.corpora` orders and checks them)."""
+    return tuple(_specs().values())
+
+
 def __getattr__(name: str) -> Any:
     """``CORPORA``: the known corpora (from ``configs/*.toml``), in detection order."""
     if name == "CORPORA":
-        return corpus_names()
+        from dst_eval.corpora import names
+
+        return names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

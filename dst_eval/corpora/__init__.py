@@ -18,10 +18,11 @@ dialogue and turn on malformed gold data, never a bare exception.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from dst_eval.config import CorpusSpec, corpus_config, corpus_names
+from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.tokenizers import Tokenizer, TokenizerError, get_tokenizer
@@ -32,12 +33,27 @@ __all__ = ["CorpusSpec", "applicable", "detect_corpus", "get", "load_gold", "nam
 
 def get(name: str) -> CorpusSpec:
     """The spec of corpus ``name``; a usage error naming the known corpora otherwise."""
-    return corpus_config(name)
+    return check(corpus_config(name))
 
 
+WORD_TOKENIZERS = frozenset({"13a", "intl", "none"})
+"""Tokenizers that do not split CJK runs (BLEU would be ~0 on Chinese or Japanese)."""
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+
+
+def check(spec: CorpusSpec) -> CorpusSpec:
+    """Refuse a spec whose BLEU tokenizer cannot segment its language (a usage error)."""
+    if spec.language in CJK_LANGUAGES and spec.tokenizer in WORD_TOKENIZERS:
+        raise UsageError(f"configs/{spec.name}.toml: tokenizer {spec.tokenizer!r} does not "
+                         f"split {spec.language} text (BLEU would be ~0)")
+    return spec
+
+
+@cache
 def names() -> tuple[str, ...]:
-    """Known corpus names, in detection order."""
-    return corpus_names()
+    """Known corpus names, in detection order (``detect_order`` of each config)."""
+    specs = sorted((check(s) for s in corpus_specs()), key=lambda s: (s.detect_order, s.name))
+    return tuple(s.name for s in specs)
 
 
 def applicable(profile: str) -> tuple[str, ...]:

@@ -43,10 +43,10 @@ from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import (
+    FileLog,
     columns_to_rows,
     parse_literal,
     read_head,
-    read_records,
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
@@ -118,7 +118,8 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
 
 def _load_file(file_path: Path, split: str | None) -> GoldSet:
     source = str(file_path)
-    data = read_records(file_path)
+    log = FileLog()
+    data = log.read_records(file_path)
     records = list(_iter_records(data, source))
     if not records:
         raise GoldDataError("no CrossWOZ dialogues found", file=source)
@@ -139,6 +140,7 @@ def _load_file(file_path: Path, split: str | None) -> GoldSet:
         source=source,
         slots=config.slots,
         categorical_slots=config.categorical_slots,
+        files=log.files,
     )
 
 

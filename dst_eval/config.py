@@ -38,8 +38,10 @@ key                      required  meaning (attribute of :class:`CorpusSpec`)
 ``multi_value_slots``    no        slots holding unordered space-separated lists
 =======================  ========  ==========================================================
 
-``[slot_aliases]``: prediction slot key -> canonical key. The registry of corpora built
-from these files is :mod:`dst_eval.corpora`.
+``[slot_aliases]``: prediction slot key -> canonical key (:attr:`CorpusSpec.slot_aliases`).
+``[values]``: ``unset`` = predicted values that leave a slot unset under the strict profile
+besides empty ones (:attr:`CorpusSpec.unset_values`). The registry of corpora built from
+these files is :mod:`dst_eval.corpora`.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class CorpusSpec:
     categorical_slots: frozenset[str] = frozenset()
     multi_value_slots: frozenset[str] = frozenset()
     slot_aliases: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    unset_values: tuple[str, ...] = ()
     raw: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), repr=False)
     """The parsed TOML file, read-only (for diagnostics; every key is an attribute)."""
 
@@ -127,11 +130,14 @@ class CorpusSpec:
         return profile in self.profiles
 
 
-SPEC_KEYS = frozenset(f.name for f in fields(CorpusSpec)) - {"raw", "slot_aliases"}
+SPEC_KEYS = frozenset(f.name for f in fields(CorpusSpec)) - {"raw", "slot_aliases",
+                                                              "unset_values"}
 """The ``[corpus]`` keys the reader consumes (one per :class:`CorpusSpec` field)."""
 REQUIRED_KEYS = frozenset(f.name for f in fields(CorpusSpec)
                           if f.default is MISSING and f.default_factory is MISSING)
-TOP_LEVEL_KEYS = frozenset({"corpus", "slot_aliases"})
+TOP_LEVEL_KEYS = frozenset({"corpus", "slot_aliases", "values"})
+VALUES_KEYS = frozenset({"unset"})
+"""Keys of the ``[values]`` table (``unset`` -> :attr:`CorpusSpec.unset_values`)."""
 
 
 def read_toml(name: str) -> dict[str, Any]:
@@ -158,9 +164,9 @@ def config_names() -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
+def _strings(value: Any, key: str, where: str, table: str = "corpus") -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{where}: [corpus] {key} must be a list of strings")
+        raise UsageError(f"{where}: [{table}] {key} must be a list of strings")
     return tuple(value)
 
 
@@ -179,6 +185,10 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
     if not isinstance(section, dict):
         raise UsageError(f"{where}: no [corpus] table")
     unknown |= {f"corpus.{k}" for k in set(section) - SPEC_KEYS}
+    values = data.get("values", {})
+    if not isinstance(values, dict):
+        raise UsageError(f"{where}: [values] must be a table")
+    unknown |= {f"values.{k}" for k in set(values) - VALUES_KEYS}
     if unknown:
         raise UsageError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
     missing = REQUIRED_KEYS - set(section)
@@ -230,6 +240,7 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
         multi_value_slots=frozenset(_strings(section.get("multi_value_slots", []),
                                              "multi_value_slots", where)),
         slot_aliases=MappingProxyType(dict(aliases)),
+        unset_values=_strings(values.get("unset", []), "unset", where, "values"),
         raw=MappingProxyType(data),
     )
 

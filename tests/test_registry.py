@@ -27,6 +27,7 @@ from dst_eval.config import (
     REQUIRED_KEYS,
     SPEC_KEYS,
     TOP_LEVEL_KEYS,
+    VALUES_KEYS,
     CorpusSpec,
     corpus_config,
     spec_from_toml,
@@ -174,6 +175,8 @@ def test_every_corpus_config_key_is_consumed_by_the_reader():
             assert (sorted(got) if isinstance(got, frozenset | tuple) else got) == (
                 sorted(value) if isinstance(value, list) else value), (name, key)
         assert dict(spec.slot_aliases) == data.get("slot_aliases", {}), name
+        assert set(data.get("values", {})) <= VALUES_KEYS, name
+        assert list(spec.unset_values) == data.get("values", {}).get("unset", []), name
 
 
 def _attribute_uses() -> set[str]:
@@ -217,10 +220,15 @@ def test_leaderboard_example_keys_are_all_known_to_its_reader():
     ({"slot_domain": "suffix"}, "slot_domain = 'suffix', expected one of prefix, service-family"),
     ({"profiles": "strict"}, "profiles must be a list of strings"),
     ({"detect_order": True}, "detect_order must be an integer"),
+    ({"[values]": {"unset": "none"}}, "[values] unset must be a list of strings"),
+    ({"[values]": {"unsets": ["none"]}}, "unknown keys values.unsets"),
+    ({"[colours]": {}}, "unknown keys colours"),
 ])
 def test_a_bad_corpus_config_is_a_usage_error(change, message):
     data = _corpus_tomls()["crosswoz"]
-    data = {**data, "corpus": {**data["corpus"], **change}}
+    tables = {k[1:-1]: v for k, v in change.items() if k.startswith("[")}
+    change = {k: v for k, v in change.items() if not k.startswith("[")}
+    data = {**data, **tables, "corpus": {**data["corpus"], **change}}
     with pytest.raises(UsageError, match=re.escape(message)):
         corpora.check(spec_from_toml("crosswoz", data))
     section = dict(_corpus_tomls()["crosswoz"]["corpus"])

@@ -29,7 +29,7 @@ answers it:
 * ``"acts"`` -- its ``dialog_act`` as a tuple of ``(intent, domain, slot, value)`` string
   tuples, in corpus order (acts with fewer than 3 parts are dropped, a missing value is
   ``""``, non-string parts become ``str(part)``); used by the entity inform rate of
-  :mod:`dst_eval.responses.crosswoz`.
+  :mod:`dst_eval.corpora.crosswoz.responses`.
 ``GoldDialogue.meta["type"]`` is the goal type code (S, M, M+T, CM, CM+T).
 """
 

@@ -18,12 +18,12 @@ response); distinct values per turn. norm = NFKC, whitespace removed, lower-case
 response too; an entity is found when norm(v) is a substring of it. Rate = Σ found / Σ
 entities over the scored turns (on the CrossWOZ test split 6,493 of the 6,742 act values
 occur in their gold response). The acts are ``GoldTurn.system_annotations["acts"]``, filled
-by :mod:`dst_eval.loaders.crosswoz` (original and GEM layouts); when a scored gold turn has
+by :mod:`dst_eval.corpora.crosswoz.loader` (original and GEM layouts); when a scored gold turn has
 none (gold built in memory without them) the rate is n/a.
 
 Inform/Success and the combined score are n/a: CrossWOZ defines no context-to-response
 Inform/Success (ConvLab/ConvLab-3#15). Missing and bad responses: see
-:mod:`dst_eval.responses.sgd`.
+:mod:`dst_eval.corpora.sgd.responses`.
 """
 
 from __future__ import annotations

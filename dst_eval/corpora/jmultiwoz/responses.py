@@ -15,7 +15,7 @@ carry ``tok:ja-mecab-<MeCab version>-IPA``. The official script inner-joins pred
 with the reference (missing turns silently dropped): ``missing="skip"`` reproduces that,
 ``"wrong"`` (default) scores them as empty responses. JMultiWOZ's official evaluation has
 no Inform/Success, so ``inform``, ``success`` and ``combined`` are n/a. Bad responses: see
-:mod:`dst_eval.responses.sgd`.
+:mod:`dst_eval.corpora.sgd.responses`.
 """
 
 from __future__ import annotations

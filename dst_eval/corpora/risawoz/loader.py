@@ -23,7 +23,7 @@ that file is next to the data (or one directory up).
 
 * ``"segmented_response"`` -- the turn's ``segmented_system_utterance`` string as given (the
   corpus's own word segmentation of ``system_utterance``, tokens separated by spaces); used
-  as the reference of the ``bleu_segmented`` variant of :mod:`dst_eval.responses.risawoz`.
+  as the reference of the ``bleu_segmented`` variant of :mod:`dst_eval.corpora.risawoz.responses`.
   Absent when the field is missing or not a string.
 """
 

@@ -34,7 +34,7 @@ BLEU (0-100, corpus, SCORERS.md §5, both reported and labelled):
   (``segmented_system_utterance``, tokens as given), hypotheses = ``jieba.lcut`` words
   (``tok:jieba-<version>|reftok:none``). The segmentation is
   ``GoldTurn.system_annotations["segmented_response"]``, filled by
-  :mod:`dst_eval.loaders.risawoz`; when a scored gold turn has none the variant is n/a.
+  :mod:`dst_eval.corpora.risawoz.loader`; when a scored gold turn has none the variant is n/a.
   (On the released sample, jieba reproduces the provided segmentation of all 659 system
   utterances.)
 

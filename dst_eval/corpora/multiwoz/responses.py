@@ -104,7 +104,7 @@ def _not_applicable(reason: str) -> ResponseResult:
 def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
           profile: str = "strict") -> ResponseResult:
     gold = alignment.gold
-    if gold.dialogues and all(d.goal is not None for d in gold.dialogues):  # 2.1 data.json
+    if gold.corpus == "multiwoz21":
         data = gold.source
         mwz22_dir = None
     elif resources.goals is not None:

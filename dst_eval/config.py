@@ -47,6 +47,7 @@ these files is :mod:`dst_eval.corpora`.
 from __future__ import annotations
 
 import importlib
+import re
 import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
@@ -56,7 +57,6 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from dst_eval.errors import UsageError
-from dst_eval.metrics.tokenizers import TokenizerError, get_tokenizer
 
 CORPUS_PACKAGE = "dst_eval.corpora"
 SLOT_DOMAINS = ("prefix", "service-family")
@@ -153,14 +153,18 @@ def read_toml(name: str) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+_CORPUS_TABLE = re.compile(rb"^\[corpus\][ \t]*(#.*)?$", re.MULTILINE)
+
+
+@cache
 def config_names() -> tuple[str, ...]:
-    """Stems of the packaged ``configs/*.toml`` files that hold a ``[corpus]`` table."""
+    """Stems of the packaged ``configs/*.toml`` files that hold a ``[corpus]`` table (a line
+    ``[corpus]``; the files are parsed only when their corpus is asked for)."""
     names = []
     for entry in resources.files("dst_eval.configs").iterdir():
-        if entry.name.endswith(".toml") and entry.is_file():
-            with entry.open("rb") as fh:
-                if "corpus" in tomllib.load(fh):
-                    names.append(entry.name.removesuffix(".toml"))
+        if (entry.name.endswith(".toml") and entry.is_file()
+                and _CORPUS_TABLE.search(entry.read_bytes())):
+            names.append(entry.name.removesuffix(".toml"))
     return tuple(sorted(names))
 
 
@@ -202,10 +206,6 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
         raise UsageError(f"{where}: [corpus] name is {section['name']!r}, not {name!r}")
     if not isinstance(section["detect_order"], int) or isinstance(section["detect_order"], bool):
         raise UsageError(f"{where}: [corpus] detect_order must be an integer")
-    try:
-        get_tokenizer(section["tokenizer"])
-    except TokenizerError as exc:
-        raise UsageError(f"{where}: {exc}") from None
     profiles = _strings(section["profiles"], "profiles", where)
     if section["default_profile"] not in profiles:
         raise UsageError(f"{where}: default_profile {section['default_profile']!r} is not "
@@ -246,23 +246,17 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
 
 
 @cache
-def _specs() -> MappingProxyType:
-    return MappingProxyType({name: spec_from_toml(name, read_toml(name))
-                             for name in config_names()})
-
-
-@cache
 def corpus_config(corpus: str) -> CorpusSpec:
     """The :class:`CorpusSpec` of ``corpus``; a usage error naming the known ones otherwise."""
-    specs = _specs()
-    if corpus not in specs:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(specs)}")
-    return specs[corpus]
+    known = config_names()
+    if corpus not in known:
+        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(known)}")
+    return spec_from_toml(corpus, read_toml(corpus))
 
 
 def corpus_specs() -> tuple[CorpusSpec, ...]:
     """Every packaged corpus config, by name (:mod:`dst_eval.corpora` orders and checks them)."""
-    return tuple(_specs().values())
+    return tuple(corpus_config(name) for name in config_names())
 
 
 def __getattr__(name: str) -> Any:

@@ -21,11 +21,14 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
-from dst_eval.metrics.tokenizers import Tokenizer, TokenizerError, get_tokenizer
+
+if TYPE_CHECKING:
+    from dst_eval.metrics.tokenizers import Tokenizer
 
 __all__ = ["CorpusSpec", "applicable", "detect_corpus", "get", "load_gold", "names",
            "tokenizer"]
@@ -42,7 +45,14 @@ CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 
 
 def check(spec: CorpusSpec) -> CorpusSpec:
-    """Refuse a spec whose BLEU tokenizer cannot segment its language (a usage error)."""
+    """Refuse a spec whose BLEU tokenizer is unknown or cannot segment its language (usage
+    errors; the tokenizer's library is not loaded here)."""
+    from dst_eval.metrics.tokenizers import TokenizerError, get_tokenizer
+
+    try:
+        get_tokenizer(spec.tokenizer)
+    except TokenizerError as exc:
+        raise UsageError(f"configs/{spec.name}.toml: {exc}") from None
     if spec.language in CJK_LANGUAGES and spec.tokenizer in WORD_TOKENIZERS:
         raise UsageError(f"configs/{spec.name}.toml: tokenizer {spec.tokenizer!r} does not "
                          f"split {spec.language} text (BLEU would be ~0)")
@@ -63,6 +73,8 @@ def applicable(profile: str) -> tuple[str, ...]:
 
 def tokenizer(name: str) -> Tokenizer:
     """BLEU tokenizer ``name``, its library loaded; a missing one is a usage error (exit 2)."""
+    from dst_eval.metrics.tokenizers import TokenizerError, get_tokenizer
+
     try:
         tok = get_tokenizer(name)
         tok.signature()  # loads jieba / MeCab: a missing library fails here, before scoring

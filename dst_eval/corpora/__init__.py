@@ -13,7 +13,13 @@ Every loader module exposes
 * ``load(path: Path, *, split: str | None = None) -> GoldSet``.
 
 Loaders raise :class:`~dst_eval.errors.GoldDataError` (exit code 4) with the file,
-dialogue and turn on malformed gold data, never a bare exception.
+dialogue and turn on malformed gold data, never a bare exception, and read gold files
+through :class:`~dst_eval.corpora.layout.FileLog` so that ``GoldSet.files`` lists them.
+
+Adding a corpus: write ``configs/<name>.toml`` (every ``[corpus]`` key is documented in
+:mod:`dst_eval.config`), put its loader (``sniff``, ``load``) and ``responses.py``
+(``score``) in ``dst_eval/corpora/<family>/``, list the package in ``pyproject.toml``, and
+name the profiles that apply in the config. Nothing else changes.
 """
 
 from __future__ import annotations

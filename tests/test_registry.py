@@ -179,13 +179,32 @@ def test_every_corpus_config_key_is_consumed_by_the_reader():
         assert list(spec.unset_values) == data.get("values", {}).get("unset", []), name
 
 
+def _raw_table(node: ast.AST) -> str | None:
+    """``"values"`` for ``x.raw.get("values", ...)`` or ``x.raw["values"]``, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr == "get" and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == "raw" and node.args
+            and isinstance(node.args[0], ast.Constant)):
+        return node.args[0].value
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and (
+            node.value.attr == "raw" and isinstance(node.slice, ast.Constant)):
+        return node.slice.value
+    return None
+
+
 def _attribute_uses() -> set[str]:
-    """Attribute names read anywhere in dst_eval outside the config reader."""
+    """Attribute names read anywhere in dst_eval outside the config reader, plus
+    ``raw:<table>`` for a TOML table read through ``CorpusSpec.raw``."""
     used: set[str] = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == PACKAGE / "config.py":
             continue
-        used |= {n.attr for n in ast.walk(_parse(path)) if isinstance(n, ast.Attribute)}
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.Attribute):
+                used.add(node.attr)
+            table = _raw_table(node)
+            if table is not None:
+                used.add(f"raw:{table}")
     return used
 
 
@@ -196,9 +215,14 @@ def test_every_spec_field_is_used_outside_the_reader():
     via_method = {"family": "loader_module", "loader": "loader_module",
                   "alternate_layouts": "layout_modules", "slot_domain": "domain_of",
                   "interchangeable_with": "accepts", "profiles": "applies"}
+    # a [table] key may also be read from the parsed file (CorpusSpec.raw)
+    via_raw = {"unset_values": "raw:values", "slot_aliases": "raw:slot_aliases"}
     unused = [f.name for f in fields(CorpusSpec)
-              if f.name != "raw" and via_method.get(f.name, f.name) not in used]
+              if f.name != "raw" and via_method.get(f.name, f.name) not in used
+              and via_raw.get(f.name) not in used]
     assert unused == []
+    probe = ast.parse('a = spec.raw.get("values", {}).get("unset", ())\nb = spec.raw["slots"]')
+    assert {_raw_table(n) for n in ast.walk(probe)} - {None} == {"values", "slots"}
 
 
 def test_leaderboard_example_keys_are_all_known_to_its_reader():

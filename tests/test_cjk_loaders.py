@@ -621,3 +621,31 @@ def test_files_digest_follows_content_not_paths(gold_samples: Path, tmp_path: Pa
     patched.write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
     assert files_digest(crosswoz.load(patched).files) != files_digest(first.files)
     assert files_digest([]) == hashlib.sha256(b"").hexdigest()
+
+
+def test_file_log_reads_like_jsonio_and_records_once(tmp_path: Path) -> None:
+    from dst_eval.corpora.layout import FileLog
+
+    lines = tmp_path / "d.jsonl"
+    lines.write_bytes(b'{"a": 1}\n\n{"a": 2}\n')
+    log = FileLog()
+    assert log.read_records(lines) == [{"a": 1}, {"a": 2}]
+    assert log.read_records(lines) == [{"a": 1}, {"a": 2}]
+    assert recorded(log) == [(str(lines), hashlib.sha256(b'{"a": 1}\n\n{"a": 2}\n').hexdigest(),
+                              19)]  # 9 + 1 + 9 bytes, read twice, recorded once
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\n{"a": \n')
+    with pytest.raises(GoldDataError, match=r"bad.jsonl: line 2: invalid JSON"):
+        FileLog().read_records(bad)
+    two = tmp_path / "two.zip"
+    with zipfile.ZipFile(two, "w") as out:
+        out.writestr("x.json", "{}")
+        out.writestr("y.json", "{}")
+    with pytest.raises(GoldDataError, match="expected one JSON file in the zip, found 2"):
+        FileLog().read_json(two)
+    not_zip = tmp_path / "n.zip"
+    not_zip.write_bytes(b"not a zip")
+    with pytest.raises(GoldDataError, match="not a valid zip file"):
+        FileLog().read_json(not_zip)
+    with pytest.raises(GoldDataError, match="file not found"):
+        FileLog().read_json(tmp_path / "missing.json")

@@ -18,7 +18,7 @@ from typing import Any
 
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
-from dst_eval.jsonio import iter_jsonl, parse_json_bytes, read_bytes, read_json
+from dst_eval.jsonio import parse_json_bytes, read_bytes
 
 HEAD_BYTES = 1 << 16
 ErrorType = type[DstEvalError]
@@ -151,13 +151,6 @@ def columns_to_rows(columns: Mapping[str, Any], *, what: str, file: str,
                             file=file, dialogue=dialogue)
     n = lengths.pop() if lengths else 0
     return [{k: v[i] for k, v in columns.items()} for i in range(n)]
-
-
-def read_records(path: Path) -> Any:
-    """Parsed content of a ``.json``, ``.json.zip`` or ``.jsonl`` file (JSONL -> list)."""
-    if path.suffix == ".jsonl":
-        return [record for _, record in iter_jsonl(path)]
-    return read_json(path)
 
 
 def split_from_name(path: Path, known: Iterable[str], aliases: Mapping[str, str]) -> str | None:

@@ -56,7 +56,7 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     args = build_leaderboard_parser().parse_args(argv)
     from rich.console import Console
 
-    from dst_eval.leaderboard.core import (
+    from dst_eval.leaderboard import (
         build_leaderboard,
         check_candidate,
         check_report,

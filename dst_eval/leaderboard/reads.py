@@ -13,19 +13,17 @@ while no recording is active) sees every ``open`` event (``open()``, ``io.open``
 Recorded while a recording is active, from any thread (recording too much only costs a
 rescore, too little would let a cache serve a stale score):
 
-* every file opened read-only, with its ``stat`` at the first open (see
-  :meth:`Recording.unchanged`), and the listing of its directory (a file that later appears
-  next to it, such as a split list, can change what a loader reads);
-* every directory listed.
+* every file opened read-only, with its ``stat`` at the first open (see :func:`unchanged`);
+* every directory listed (a file added to it can change what a loader reads).
 
 Not recorded: Python code (``.py``, ``.pyc``), anything under the interpreter's and the
 installed packages' directories and dst-eval's own (the harness digest covers those:
 dst-eval's code and configs and its dependencies' versions), ``/proc``, ``/sys``, ``/dev``,
 and files directly in the temporary directory (tokenizer caches such as jieba's).
 
-Limitation: a file a loader only tests for (``Path.exists``) without opening anything in
-its directory leaves no trace; :func:`neighbourhood` adds the listings of the directories
-the loaders search (the gold path's folder and its parent).
+Limitation: a file a loader only tests for (``Path.exists``) leaves no trace; hence
+:func:`neighbourhood`, the listings of the directories the loaders search (the gold path's
+folder and its parent: a split list, a schema, a ``db/`` folder appearing there is seen).
 
 Digests (:class:`Digests`): a file is ``f:`` + the sha256 of its bytes, a directory ``d:``
 + the sha256 of its sorted entry names, anything absent ``missing``.
@@ -40,7 +38,6 @@ import sys
 import sysconfig
 import tempfile
 import threading
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -109,12 +106,16 @@ def _stat(path: str) -> tuple[int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+Inputs = dict[tuple[str, str], "tuple[int, int, int] | None"]
+"""``(kind, absolute path)`` -> the file's ``(size, mtime_ns, inode)`` when first opened
+(None for a directory listing)."""
+
+
 class Recording:
-    """A context manager collecting ``(kind, absolute path)`` of what was read inside it."""
+    """A context manager collecting what was read while it is active (:attr:`inputs`)."""
 
     def __init__(self) -> None:
-        self.inputs: dict[tuple[str, str], tuple[int, int, int] | None] = {}
-        """``(kind, path)`` -> ``stat`` of the file when first opened (None for listings)."""
+        self.inputs: Inputs = {}
         self._temporary = os.path.realpath(tempfile.gettempdir())
 
     def __enter__(self) -> Recording:
@@ -135,32 +136,35 @@ class Recording:
                 path.endswith(_CODE_SUFFIXES) or os.path.dirname(real) == self._temporary)):
             return
         self.inputs[(kind, path)] = _stat(path) if kind == FILE else None
-        if kind == FILE:
-            self.inputs.setdefault((DIRECTORY, os.path.dirname(path)), None)
 
-    def neighbourhood(self, path: Path) -> None:
-        """Also record the listings of the folder ``path`` is (or is in) and its parent:
-        where loaders look for files that sit beside the gold data."""
-        folder = path if path.is_dir() else path.parent
-        for directory in (folder, folder.parent):
-            self.inputs.setdefault((DIRECTORY, os.path.abspath(directory)), None)
 
-    def unchanged(self) -> bool:
-        """Whether every recorded file still has the size, mtime and inode it had when it
-        was first opened (else what was read and what would be hashed may differ)."""
-        return all(_stat(path) == before for (kind, path), before in self.inputs.items()
-                   if kind == FILE)
+def neighbourhood(path: Path) -> Inputs:
+    """The listings of the folder ``path`` is (or is in) and of its parent: where loaders
+    look for files beside the gold data (a schema, a split list, a ``db/`` folder)."""
+    folder = path if path.is_dir() else path.parent
+    return {(DIRECTORY, os.path.abspath(d)): None for d in (folder, folder.parent)}
 
-    def without(self, paths: Iterable[Path]) -> list[tuple[str, str]]:
-        """The recorded inputs, sorted, minus files inside ``paths`` (resolved)."""
-        roots = [os.path.realpath(p) for p in paths]
-        out = []
-        for kind, path in sorted(self.inputs):
-            real = os.path.realpath(path)
-            if any(real == root or real.startswith(root + os.sep) for root in roots):
-                continue
-            out.append((kind, path))
-        return out
+
+def excluding(inputs: Inputs, path: Path) -> Inputs:
+    """``inputs`` minus ``path`` (a file or a directory, with everything in it) and the
+    listing of its folder."""
+    root = os.path.realpath(path)
+    folder = os.path.dirname(root)
+
+    def inside(name: str) -> bool:
+        real = os.path.realpath(name)
+        return real == root or real.startswith(root + os.sep)
+
+    return {(kind, name): stat for (kind, name), stat in inputs.items()
+            if not inside(name) and not (kind == DIRECTORY and
+                                         os.path.realpath(name) == folder)}
+
+
+def unchanged(inputs: Inputs) -> bool:
+    """Whether every file still has the size, mtime and inode it had when first opened
+    (else the bytes that were read and the bytes that get hashed may differ)."""
+    return all(_stat(path) == before for (kind, path), before in inputs.items()
+               if kind == FILE)
 
 
 class Digests:

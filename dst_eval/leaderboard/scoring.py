@@ -42,7 +42,14 @@ from dst_eval.leaderboard.cache import (
     harness_fingerprint,
 )
 from dst_eval.leaderboard.config import MB, PATH_OPTIONS, LeaderboardConfig
-from dst_eval.leaderboard.reads import Digests, Recording
+from dst_eval.leaderboard.reads import (
+    Digests,
+    Inputs,
+    Recording,
+    excluding,
+    neighbourhood,
+    unchanged,
+)
 from dst_eval.leaderboard.statistics import resample_statistics, to_bytes
 from dst_eval.leaderboard.submissions import Candidate, Refused, content_hash, submission_size
 from dst_eval.predictions.reader import read_predictions
@@ -101,19 +108,19 @@ class Scorer:
     """The options in the cache key, resource paths replaced by their content hashes."""
     scored: list[str] = field(default_factory=list)
     """Ids of the submissions evaluated (not taken from the cache) in this run."""
-    reads: Recording = field(init=False)
-    """Everything read in this run while loading the gold data and scoring."""
+    reads: Inputs = field(init=False)
+    """Everything read in this run while loading the gold data and scoring (but the
+    submissions themselves)."""
     served: set[tuple[str, str]] = field(default_factory=set)
     """Inputs of the entries served from the cache in this run."""
     digests: Digests = field(default_factory=Digests)
 
     def __post_init__(self) -> None:
         self.gold_hash = content_hash(self.config.gold) if self.config.gold.exists() else ""
-        self.reads = Recording()
-        with self.reads:
+        with Recording() as recording:
             self.gold = load_gold(self.config.gold, corpus=self.config.corpus,
                                   split=self.config.split)
-        self.reads.neighbourhood(self.config.gold)
+        self.reads = {**recording.inputs, **neighbourhood(self.config.gold)}
         for key in PATH_OPTIONS & set(self.config.options):
             if not Path(self.config.options[key]).exists():
                 raise UsageError(f"[leaderboard.options] {key}: not found",
@@ -141,13 +148,15 @@ class Scorer:
             if cached is not None:
                 self.served.update((i.kind, i.path) for i in cached.inputs)
                 return cached
-        with self.reads:
-            entry = self._score(candidate, key)
-        inputs = set(self.reads.without([candidate.predictions])) | self.served
+        with Recording() as recording:
+            try:
+                entry = self._score(candidate, key)
+            finally:
+                self.reads.update(excluding(recording.inputs, candidate.predictions))
         entry.inputs = [Input(kind, path, self.digests(kind, path))
-                        for kind, path in sorted(inputs)]
+                        for kind, path in sorted(set(self.reads) | self.served)]
         data = encode(entry)
-        if use_cache and self.reads.unchanged():
+        if use_cache and unchanged(self.reads):
             self.cache.put(key, entry)
         fresh = decode(data)
         assert fresh is not None  # noqa: S101 - what was just encoded decodes

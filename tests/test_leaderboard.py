@@ -12,6 +12,8 @@ import copy
 import dataclasses
 import json
 import os
+import tracemalloc
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -28,7 +30,7 @@ from dst_eval.cli.app import main
 from dst_eval.cli.leaderboard import run_leaderboard
 from dst_eval.corpora import load_gold
 from dst_eval.errors import UsageError
-from dst_eval.leaderboard import board, cache, reads, scoring
+from dst_eval.leaderboard import board, cache, reads, scoring, submissions
 from dst_eval.leaderboard.config import load_config
 from dst_eval.leaderboard.statistics import resample_statistics
 from dst_eval.report import Report
@@ -705,3 +707,74 @@ def test_cache_entries_are_plain_data(jmwz):
         assert str(jmwz.subs) not in folders
         # statistics: 100 resamples (float64) per metric with per-dialogue statistics
         assert all(len(base64.b64decode(m[3])) == 8 * 100 for m in entry["statistics"])
+
+
+# ---- hostile submissions (issue 9) ----------------------------------------------------------
+def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
+    sample = orjson.dumps(small.files["sample.json"])
+    with zipfile.ZipFile(small.subs / "zipped.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", sample)
+    with zipfile.ZipFile(small.subs / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", b'{"x": [' + b" " * 3_000_000 + b"]}")
+    assert (small.subs / "bomb.zip").stat().st_size < 10_000  # under the limit as a file
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["*.json", "*.toml", "*.zip"]').replace(
+        "seed = 7", "seed = 7\nmax_submission_mb = 1"))
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert {i["file"]: i["reason"] for i in data["invalid"]} == {
+        "bomb.zip": "over the 1 MB submission limit (max_submission_mb) once decompressed"}
+    rows = {row["submission"]: row for row in data["rows"]}
+    assert rows["zipped.zip"]["scores"] == rows["sample.json"]["scores"]
+    # streaming: a 200 MB member is measured in 1 MB blocks and abandoned past the limit
+    bomb = tmp_path / "big-bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", bytes(200_000_000))
+    tracemalloc.start()
+    try:
+        measured = submissions.zip_size(bomb, 5_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 5_000_000 < measured <= 6_000_000 and peak < 8_000_000
+    assert submissions.zip_size(small.subs / "zipped.zip", None) == len(sample)
+
+
+def test_names_differing_only_by_case_keep_the_existing_submission(small, capsys):
+    code, data, _, _ = build(small)
+    assert code == 0
+    twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
+    (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
+    code, data, markdown, _ = build(small)
+    assert code == 3
+    assert [row["submission"] for row in data["rows"]] == ["oracle.json", "sample.json",
+                                                          "worse.json"]
+    assert data["invalid"] == [{"file": "twin.json", "reason": (
+        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case); "
+        "choose another name")}]
+    capsys.readouterr()
+    code = run_leaderboard([str(small.config), "--output-dir", str(small.out), "--check",
+                            str(small.subs / "twin.json")])
+    assert code == 3 and "twin.json: INVALID: name 'ORACLE' is already used by oracle.json" \
+        in capsys.readouterr().out
+
+
+def test_control_and_bidi_characters_in_names_are_refused_and_shown_escaped(small):
+    sample = orjson.dumps(small.files["sample.json"])
+    (small.subs / "evil\nname.json").write_bytes(sample)
+    (small.subs / "bidi\u202egnp.json").write_bytes(sample)
+    (small.subs / "meta.json").write_bytes(orjson.dumps(
+        {"metadata": {"name": "Good\u202eliveD"}, "predictions": small.files["sample.json"]}))
+    code, data, markdown, page = build(small)
+    assert code == 3
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert reasons == {
+        "bidi\\u202egnp.json": submissions.UNSAFE_NAME,
+        "evil\\u000aname.json": submissions.UNSAFE_NAME,
+        "meta.json": "metadata 'name' holds a bidirectional or invisible formatting character "
+                     "(\\u202e)"}
+    json_text = (small.out / "leaderboard.json").read_text(encoding="utf-8")
+    for text in (markdown, page, json_text):
+        assert "\u202e" not in text and "evil\n" not in text
+    assert "- `evil\\\\u000aname.json`: its file name holds control" in markdown
+    assert not any(line.startswith("name.json") for line in markdown.splitlines())

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from dst_eval.errors import UsageError
 from dst_eval.leaderboard.cache import Entry, ScoreCache
 from dst_eval.leaderboard.config import LeaderboardConfig
@@ -213,10 +215,14 @@ def _statistics_notes(rows: list[Row], config: LeaderboardConfig) -> list[str]:
 
 
 def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
-                      extra: Candidate | None = None) -> Leaderboard:
+                      extra: Candidate | None = None,
+                      previous: Path | None = None) -> Leaderboard:
     """Validate, score (through the cache), rank and test every submission.
 
     ``extra`` adds a candidate (``--check``), replacing a discovered one with the same file.
+    ``previous``: the ``leaderboard.json`` published before, whose rows are the existing
+    submissions (without it: those served from the cache); when names clash, an existing
+    submission keeps its name and the newcomers are refused.
     """
     scorer = Scorer(config, ScoreCache(cache_dir))
     candidates = discover(config)
@@ -236,7 +242,10 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
             rows.append(make_row(candidate, entry, config))
         except Refused as exc:
             invalid.append(Invalid(candidate.id, _relative_text(str(exc), roots)))
-    rows = _unique_names(rows, invalid)
+    existing = published_ids(previous)
+    if existing is None:
+        existing = {row.id for row in rows if row.id not in scorer.scored}
+    rows = _unique_names(rows, invalid, existing)
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
     add_statistics(rows, config)
@@ -261,18 +270,42 @@ def board_signature(rows: list[Row], fields: Mapping[str, str]) -> str:
     return signatures[0].with_fields(**merged, **fields).format()
 
 
-def _unique_names(rows: list[Row], invalid: list[Invalid]) -> list[Row]:
-    """Rows whose name no other submission uses; the others become invalid."""
+def published_ids(path: Path | None) -> set[str] | None:
+    """The submission ids of the rows of a published ``leaderboard.json`` (None when there
+    is none or it cannot be read)."""
+    if path is None:
+        return None
+    try:
+        rows = orjson.loads(path.read_bytes())["rows"]
+        return {str(row["submission"]) for row in rows}
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
+def _unique_names(rows: list[Row], invalid: list[Invalid], existing: set[str]) -> list[Row]:
+    """Rows whose name (case-insensitively) no other submission uses, or that hold it as the
+    one ``existing`` submission of that name; the others become invalid."""
     by_name: dict[str, list[Row]] = {}
     for row in rows:
         by_name.setdefault(row.metadata["name"].casefold(), []).append(row)
+    refused: set[str] = set()
     for group in by_name.values():
-        if len(group) > 1:
-            for row in group:
-                invalid.append(Invalid(row.id, f"name {row.metadata['name']!r} is used by "
-                                       f"{', '.join(r.id for r in group if r is not row)} "
-                                       "too; names must be unique"))
-    return [row for row in rows if len(by_name[row.metadata["name"].casefold()]) == 1]
+        if len(group) == 1:
+            continue
+        holders = [row for row in group if row.id in existing]
+        for row in group:
+            if len(holders) == 1 and row is holders[0]:
+                continue
+            refused.add(row.id)
+            if len(holders) == 1:
+                reason = (f"name {row.metadata['name']!r} is already used by {holders[0].id} "
+                          "(names must be unique, ignoring case); choose another name")
+            else:
+                reason = (f"name {row.metadata['name']!r} is used by "
+                          f"{', '.join(r.id for r in group if r is not row)} too; names "
+                          "must be unique")
+            invalid.append(Invalid(row.id, reason))
+    return [row for row in rows if row.id not in refused]
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from dst_eval.leaderboard.board import Leaderboard, _finite
+from dst_eval.leaderboard.submissions import visible
 from dst_eval.report import format_value
 
 LEVEL = 0.95
@@ -53,7 +54,8 @@ def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
             "ci": {m: _interval(row.intervals.get(m)) for m in config.metrics},
             "leader": row.rank is not None and row is board.rows[0],
             "p_vs_leader": p, "tied_with_leader": p is not None and p >= config.alpha,
-            "coverage": row.coverage, "warnings": row.warnings, "notes": row.notes})
+            "coverage": row.coverage, "warnings": [visible(w) for w in row.warnings],
+            "notes": [visible(n) for n in row.notes]})
     return {
         "title": config.title, "signature": board.signature,
         "gold": {"file": board.gold_name, "sha256": board.gold_hash},
@@ -63,8 +65,9 @@ def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
                        "seed": config.seed, "alpha": config.alpha,
                        "test": "paired bootstrap of the ranking metric against rank 1"},
         "rows": rows,
-        "invalid": [{"file": i.id, "reason": i.reason} for i in board.invalid],
-        "notes": board.notes}
+        "invalid": [{"file": visible(i.id), "reason": visible(i.reason)}
+                    for i in board.invalid],
+        "notes": [visible(n) for n in board.notes]}
 
 
 def leaderboard_json(data: Mapping[str, Any]) -> str:
@@ -99,8 +102,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
 
 def md(text: str) -> str:
-    """Text safe in a Markdown table cell (no markup, links, HTML or cell breaks)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Text safe in a Markdown table cell or list item (no markup, links, HTML, cell or line
+    breaks; control and bidirectional characters shown escaped)."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
 
 
 def legend(data: Mapping[str, Any]) -> list[str]:

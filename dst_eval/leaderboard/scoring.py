@@ -138,10 +138,16 @@ class Scorer:
 
     def entry(self, candidate: Candidate, *, use_cache: bool = True) -> Entry:
         """The entry of a checked submission; Refused when it cannot be scored."""
-        size = submission_size(candidate.predictions, candidate.source.root)
+        size = submission_size(candidate.predictions, candidate.source.root,
+                               limit=self.config.max_bytes)
         if size > self.config.max_bytes:
-            raise Refused(f"{size / MB:.3g} MB is over the {self.config.max_bytes / MB:g} MB "
-                          "submission limit (max_submission_mb)")
+            path = candidate.predictions
+            zipped = path.suffix.lower() == ".zip" or (
+                path.is_dir() and any(p.suffix.lower() == ".zip" for p in path.rglob("*")))
+            limit = f"{self.config.max_bytes / MB:g} MB submission limit (max_submission_mb)"
+            if zipped:  # measuring stopped at the limit
+                raise Refused(f"over the {limit} once decompressed")
+            raise Refused(f"{size / MB:.3g} MB is over the {limit}")
         key = self.key(content_hash(candidate.predictions))
         if use_cache:
             cached = self.cache.get(key, self.digests, self.config.bootstrap)

@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import tomllib
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,10 @@ MAX_AUTHORS = 30
 METADATA_KEYS = ("name", "authors", "paper", "code", "model_size", "description")
 MANIFEST_KEYS = (*METADATA_KEYS, "predictions")
 URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+                    "\ufeff\ufff9-\ufffb]")
+"""Control characters (newlines included), bidirectional marks, embeddings, overrides and
+isolates, and invisible formatting characters: refused in names and shown escaped."""
 
 
 class Refused(Exception):
@@ -70,8 +75,14 @@ def _confined(root: Path, relative: Any, what: str, *, base: Path | None = None)
 
 
 def _display_id(source: Source, path: Path, several: bool) -> str:
+    """The submission's id: its path in the submissions directory (after the directory's
+    label when there are several), unsafe characters shown escaped (:func:`visible`)."""
     relative = path.relative_to(source.root).as_posix()
-    return f"{source.label}/{relative}" if several else relative
+    return visible(f"{source.label}/{relative}" if several else relative)
+
+
+UNSAFE_NAME = ("its file name holds control, bidirectional or invisible formatting "
+               "characters (shown escaped); rename it")
 
 
 def discover(config: LeaderboardConfig) -> list[Candidate]:
@@ -89,7 +100,9 @@ def discover(config: LeaderboardConfig) -> list[Candidate]:
         for match in matches:
             shown = _display_id(source, match, several)
             resolved = match.resolve()
-            if not _inside(resolved, source.root):
+            if UNSAFE.search(match.relative_to(source.root).as_posix()):
+                found[shown] = Candidate(shown, source, match, entry=match, error=UNSAFE_NAME)
+            elif not _inside(resolved, source.root):
                 found[shown] = Candidate(shown, source, match, entry=match,
                                          error="resolves outside the submissions directory "
                                                "(a symlink?)")
@@ -127,17 +140,45 @@ def _from_manifest(shown: str, source: Source, manifest: Path) -> Candidate:
                          entry=manifest.resolve())
 
 
-def submission_size(path: Path, root: Path) -> int:
-    """Bytes of a file, or of every file under a directory (symlinks must stay in ``root``)."""
-    if path.is_file():
-        return path.stat().st_size
+def submission_size(path: Path, root: Path, *, limit: int | None = None) -> int:
+    """Bytes of a file, or of every file under a directory (symlinks must stay in ``root``);
+    a ``.zip`` counts its members' decompressed bytes (:func:`zip_size`), up to ``limit``."""
+    files = [path] if path.is_file() else []
+    if not files:
+        for item in sorted(path.rglob("*")):
+            if not _inside(item.resolve(), root):
+                raise Refused(f"{item.relative_to(path).as_posix()} resolves outside the "
+                              "submissions directory")
+            if item.is_file():
+                files.append(item)
     total = 0
-    for item in sorted(path.rglob("*")):
-        if not _inside(item.resolve(), root):
-            raise Refused(f"{item.relative_to(path).as_posix()} resolves outside the "
-                          "submissions directory")
-        if item.is_file():
-            total += item.stat().st_size
+    for file in files:
+        if file.suffix.lower() == ".zip":
+            total += zip_size(file, None if limit is None else limit - total)
+        else:
+            total += file.stat().st_size
+    return total
+
+
+def zip_size(path: Path, limit: int | None, *, chunk: int = 1 << 20) -> int:
+    """The decompressed size of a zip's members, measured by streaming them (a member's
+    declared size can lie), stopping as soon as it exceeds ``limit``: memory stays at one
+    ``chunk`` whatever the compression ratio (a 1 MB zip bomb is refused, not expanded)."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.is_dir():
+                    continue
+                with archive.open(info) as member:
+                    while block := member.read(chunk):
+                        total += len(block)
+                        if limit is not None and total > limit:
+                            return total
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
+            EOFError, RuntimeError, ValueError) as exc:
+        raise Refused(f"not a readable zip file ({type(exc).__name__}: "
+                      f"{' '.join(str(exc).split())[:120]})") from None
     return total
 
 
@@ -164,7 +205,18 @@ def _text(value: Any, key: str, limit: int = MAX_TEXT) -> str:
     text = value.strip()
     if len(text) > limit or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
         raise Refused(f"metadata {key!r} must be one line of at most {limit} characters")
+    if UNSAFE.search(text):
+        raise Refused(f"metadata {key!r} holds a bidirectional or invisible formatting "
+                      f"character ({visible(UNSAFE.search(text).group())})")
     return text
+
+
+def visible(text: str) -> str:
+    """``text`` with control, bidirectional and invisible formatting characters shown as
+    ``\\uXXXX`` escapes (a backslash itself as ``\\\\``): one line that displays as what
+    it is."""
+    return UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\\", "\\\\")) \
+        if UNSAFE.search(text) else text
 
 
 def clean_metadata(raw: Mapping[str, Any], *, default_name: str,
@@ -222,7 +274,10 @@ def check_candidate(config: LeaderboardConfig, path: Path) -> Candidate:
     else:
         source = Source(resolved.parent, (resolved.name,), "check")
         shown = resolved.name
-    if resolved.suffix == ".toml":
+    if UNSAFE.search(path.name) or UNSAFE.search(resolved.name):
+        candidate = Candidate(visible(shown), source, resolved, entry=resolved,
+                              error=UNSAFE_NAME)
+    elif resolved.suffix == ".toml":
         candidate = _from_manifest(shown, source, resolved)
     else:
         candidate = Candidate(shown, source, resolved, entry=resolved)

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from dst_eval.api import evaluate
+from dst_eval import evaluate
 from dst_eval.corpora import load_gold
 from dst_eval.errors import DstEvalError, UsageError
 from dst_eval.gold import GoldSet

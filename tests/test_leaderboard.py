@@ -33,7 +33,7 @@ from dst_eval.errors import UsageError
 from dst_eval.leaderboard import board, cache, reads, scoring, submissions
 from dst_eval.leaderboard.config import load_config
 from dst_eval.leaderboard.statistics import resample_statistics
-from dst_eval.report import Report
+from dst_eval.result import Result
 from dst_eval.signature import Signature
 from dst_eval.significance import compare_reports
 
@@ -498,16 +498,16 @@ def test_skip_option_without_a_paired_test(small):
 def test_statistics_that_do_not_reproduce_the_score_are_dropped():
     table = TurnTable({"jga": np.array([1.0, 0.0, 1.0]), "turn": np.array([1.0, 1.0, 1.0])},
                       np.arange(3), ["a", "b", "c"])
-    good = Report(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
-                  extra_tables=[(table, [JointGoalAccuracy()])])
+    good = Result(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
+                  tables=[(table, [JointGoalAccuracy()])])
     kept, notes = resample_statistics(good, 10, 0)
     assert notes == [] and [m.name for m in kept] == [JGA]
     # the cached numbers, by construction: JGA of each resample of the three 1-turn dialogues
     hits = np.array([1.0, 0.0, 1.0])
     expected = [hits[draw].sum() / 3 for draw in resample_indices(3, 10, seed=0)]
     assert kept[0].full == 2 / 3 and kept[0].resamples.tolist() == pytest.approx(expected)
-    bad = Report(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
-                 extra_tables=[(table, [JointGoalAccuracy()])])
+    bad = Result(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
+                 tables=[(table, [JointGoalAccuracy()])])
     kept, notes = resample_statistics(bad, 10, 0)
     assert notes == [
         "joint_goal_accuracy: no interval or test (its per-dialogue statistics give 0.666667, "

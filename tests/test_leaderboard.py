@@ -283,6 +283,8 @@ def test_check_mode_scores_one_submission(small, capsys):
     (("seed = 7", "seed = 7\ncolour = 1"), "unknown [leaderboard] keys: colour"),
     (("\"*.json\"", "\"../*.json\""), "must stay inside 'dir'"),
     (("bootstrap = 200", "bootstrap = 1"), "need bootstrap >= 2"),
+    (("seed = 7", 'seed = 7\n\n[leaderboard.options]\nmissing = "bogus"'),
+     "[leaderboard] options: --missing: unknown missing-prediction policy 'bogus'"),
 ])
 def test_config_errors_are_usage_errors(small, change, message, capsys):
     small.config.write_text(small.config.read_text().replace(*change))

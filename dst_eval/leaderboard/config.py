@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import UsageError
+from dst_eval.options import EvalOptions
 
 MB = 1_000_000
 DEFAULT_MAX_MB = 50.0
@@ -118,6 +119,11 @@ def load_config(path: str | Path) -> LeaderboardConfig:
                          "max_submission_mb > 0", file=file)
     optional = {k: _need(section[k], str, k, file) if k in section else None
                 for k in ("corpus", "split", "profile", "cache_dir")}
+    try:  # the scoring options, validated as evaluate() will: a usage error before any work
+        EvalOptions.build(corpus=optional["corpus"], split=optional["split"],
+                          profile=optional["profile"], **options)
+    except UsageError as exc:
+        raise UsageError(f"[leaderboard] options: {exc.message}", file=file) from None
     return LeaderboardConfig(
         title=_need(section.get("title", "Leaderboard"), str, "title", file),
         gold=base / _need(section["gold"], str, "gold", file),

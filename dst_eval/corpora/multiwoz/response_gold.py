@@ -48,7 +48,8 @@ class ResponseGold:
     booked: dict[str, list[list[str]]]
     references: dict[str, list[str]]
     sources: dict[str, str] = field(default_factory=dict)
-    states_file: str | Path | None = None
+    given_states: dict[str, list] | None = None
+    """Gold states from an mwzeval-format file, when one was given."""
 
     @property
     def dialogue_ids(self) -> tuple[str, ...]:
@@ -60,18 +61,10 @@ class ResponseGold:
     @cached_property
     def states(self) -> dict[str, list[dict[str, dict[str, str]]]]:
         """mwzeval-normalised gold state per system turn (policy-optimisation setting)."""
-        if self.states_file is not None:
-            states = _turn_lists(self.states_file, self._lengths(), "gold states")
-            for key, turns in states.items():
-                for index, state in enumerate(turns):
-                    _check_gold_state(state, file=str(self.states_file), dialogue=key,
-                                      turn=index)
-            return states
+        if self.given_states is not None:
+            return self.given_states
         file = self.gold.source
         return {dialogue_key(d.dialogue_id): gold_states(d, file=file) for d in self.gold}
-
-    def _lengths(self) -> dict[str, int]:
-        return {key: len(turns) for key, turns in self.booked.items()}
 
 
 def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
@@ -100,9 +93,16 @@ def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
                 raise GoldDataError("references must be strings", file=str(references),
                                     dialogue=key)
         sources["references"] = str(references)
+    given_states = None
+    if gold_states is not None:
+        given_states = _turn_lists(gold_states, {k: len(v) for k, v in booked.items()},
+                                   "gold states")
+        for key, turns in given_states.items():
+            for index, state in enumerate(turns):
+                _check_gold_state(state, file=str(gold_states), dialogue=key, turn=index)
     sources["gold_states"] = (str(gold_states) if gold_states is not None
                               else f"{Path(file).name}: 2.1 metadata")
-    return ResponseGold(gold, database, goals, booked, refs, sources, gold_states)
+    return ResponseGold(gold, database, goals, booked, refs, sources, given_states)
 
 
 def _turn_lists(source: str | Path, lengths: Mapping[str, int], what: str) -> dict[str, list]:

@@ -666,3 +666,64 @@ def test_active_domain_estimation() -> None:
     # turn 3: nothing changed, two changed before -> the other one still in the state (taxi)
     assert estimate_active_domains(states) == [[], ["hotel"], ["train"], ["taxi"], ["hotel"]]
     assert states == original
+
+
+def test_scoring_reads_the_loaded_goldset(mwz21_dir: Path, gold: ResponseGold,
+                                          gold_responses) -> None:
+    """Inform comes from the GoldSet object given, not from a re-read of data.json: making
+    the goal's hotel/restaurant area impossible turns an informed dialogue into a failure
+    (its offered venues are no longer a subset of the venues matching the goal)."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    baseline = score_responses(gold, gold_responses, compat=True, missing="skip")
+    hits = {row["dialogue_id"]: row["inform"] for row in baseline["per_dialogue"]}
+    chosen = None
+    for dialogue in gold.gold:
+        key = dialogue_key(dialogue.dialogue_id)
+        domains = [d for d in ("hotel", "restaurant") if d in (dialogue.goal or {})
+                   and "name" not in dialogue.goal[d].get("info", {})
+                   and "area" in dialogue.goal[d].get("info", {})]
+        if hits.get(key) and domains and list(dialogue.goal) and len(
+                [d for d in ("restaurant", "hotel", "attraction", "train", "taxi", "police",
+                             "hospital") if dialogue.goal.get(d)]) == 1:
+            chosen = (dialogue, domains[0])
+            break
+    assert chosen is not None
+    dialogue, domain = chosen
+    key = dialogue_key(dialogue.dialogue_id)
+    goal = {d: dict(v) for d, v in dialogue.goal.items() if isinstance(v, MappingProxyType)}
+    goal[domain] = {**goal[domain], "info": {**goal[domain]["info"], "area": "nowhere"}}
+    one = GoldSet(gold.gold.corpus, gold.gold.split, (dialogue,), gold.gold.source)
+    changed = GoldSet(gold.gold.corpus, gold.gold.split, (replace(dialogue, goal=goal),),
+                      gold.gold.source)
+    data = {key: gold_responses[key]}
+    database = gold.database
+    before = score_alignment(response_gold(one, database),
+                             align(one, predictions_from_object(data, pred_format="mwzeval")),
+                             compat=True, missing="skip")
+    after = score_alignment(response_gold(changed, database),
+                            align(changed, predictions_from_object(data, pred_format="mwzeval")),
+                            compat=True, missing="skip")
+    assert (before["inform"], after["inform"]) == (1.0, 0.0)
+    assert after["bleu"] == before["bleu"]  # references unchanged
+
+
+def test_multiwoz_bleu_is_metrics_bleu(gold: ResponseGold, scored, predictions) -> None:
+    """One BLEU implementation: the engine's BLEU and statistics are metrics.bleu's on the
+    same normalised segments, bit for bit."""
+    from dst_eval.metrics.bleu import corpus_bleu_from_stats, segment_statistics
+
+    hyps, refs = [], []
+    for key, turns in predictions("hdsa").items():
+        for index, turn in enumerate(turns[:gold.n_turns(dialogue_key(key))]):
+            hyps.append(normalize_response(turn["response"])[0])
+            refs.append(gold.references[dialogue_key(key)][index])
+    stats = segment_statistics(hyps, refs, tokenize="13a")
+    result = scored("hdsa")
+    assert result["bleu"] == corpus_bleu_from_stats(stats)
+    assert result["official"]["bleu"]["mwz22"] == corpus_bleu_from_stats(stats)
+    ours = result["bleu_stats"]
+    assert int(ours.matches.sum()) == int(stats.matches.sum())
+    assert (int(ours.hyp_len.sum()), int(ours.ref_len.sum())) == (
+        int(stats.hyp_len.sum()), int(stats.ref_len.sum()))

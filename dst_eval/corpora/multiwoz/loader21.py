@@ -24,6 +24,16 @@ Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeab
 
 Per turn: ``requested_slots`` and ``active_intents`` are empty (2.1 has none), ``services`` =
 domains present in the state, ``system_response`` = the system text, no frames.
+``system_annotations`` (what MultiWOZ response scoring needs, :mod:`.response_gold`):
+``span_info`` (the system turn's ``[act, slot, value, first word, last word]`` spans, as
+tuples), ``span_unit`` = ``"word"``, ``booked_domains`` (domains whose ``book.booked`` was
+non-empty at this turn or before, metadata order, taxi excluded) and ``belief``
+(``((domain, ((slot, value), ...)), ...)``: every annotated slot in metadata order, ``semi``
+then ``book`` (as ``book<slot>``), values as written except ``""``, ``none`` and
+``not mentioned``).
+
+Speed: typed decoding (msgspec) of only ``goal`` and ``log[*].text/metadata/span_info``;
+each domain's metadata stays raw JSON and is parsed once per distinct content.
 ``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples);
 ``GoldDialogue.services`` = the goal's domains with a non-empty goal, in goal order.
 ``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots); every annotated

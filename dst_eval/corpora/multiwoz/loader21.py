@@ -47,13 +47,14 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
 import msgspec
+import orjson
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import deep_freeze
@@ -244,8 +245,38 @@ class _LogEntry(msgspec.Struct):
 
 
 class _Dialogue(msgspec.Struct):
-    goal: Any = None
+    goal: dict[str, msgspec.Raw] | None = None
     log: list[_LogEntry] | None = None
+
+
+_EMPTY_OBJECT = re.compile(rb"\{\s*\}")
+_MISSING = object()
+
+
+class _Goal(Mapping):
+    """A dialogue's ``goal``, read-only: each entry is parsed (and deep-frozen) on first
+    access -- only response scoring reads goals, DST never pays for them."""
+
+    __slots__ = ("_raw", "_parsed")
+
+    def __init__(self, raw: dict[str, msgspec.Raw]) -> None:
+        self._raw = raw
+        self._parsed: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._parsed.get(key, _MISSING)
+        if value is _MISSING:
+            value = self._parsed[key] = deep_freeze(orjson.loads(bytes(self._raw[key])))
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return f"_Goal({dict(self.items())!r})"
 
 
 _DECODER = msgspec.json.Decoder(dict[str, _Dialogue])
@@ -275,6 +306,8 @@ def _shape_error(raw: Any, file: str) -> None:
         where: dict = {"file": file, "dialogue": dialogue_id}
         if not isinstance(dialogue, dict):
             raise GoldDataError("dialogue is not an object", **where)
+        if dialogue.get("goal") is not None and not isinstance(dialogue["goal"], dict):
+            raise GoldDataError("'goal' must be an object", **where)
         log = dialogue.get("log")
         if log is not None and not isinstance(log, list):
             raise GoldDataError("dialogue has no 'log' list", **where)
@@ -341,8 +374,6 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
     if log is None:
         raise GoldDataError("dialogue has no 'log' list", **where)
     goal = raw.goal
-    if goal is not None and not isinstance(goal, dict):
-        raise GoldDataError("'goal' must be an object", **where)
     turns: list[GoldTurn] = []
     booked: set[str] = set()
     previous: tuple | None = None
@@ -406,9 +437,11 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
             }),
         ))
     services_goal: tuple[str, ...] = ()
-    if goal:
-        services_goal = tuple(d for d, g in goal.items() if isinstance(g, dict) and g)
-    frozen_goal: Mapping | None = deep_freeze(goal) if goal is not None else None
+    if goal:  # entries that are non-empty objects
+        texts = {d: bytes(g) for d, g in goal.items()}
+        services_goal = tuple(d for d, g in texts.items() if g[:1] == b"{"
+                              and not _EMPTY_OBJECT.fullmatch(g))
+    frozen_goal = MappingProxyType(_Goal(goal)) if goal is not None else None
     return GoldDialogue(
         dialogue_id=dialogue_id, turns=tuple(turns), services=services_goal, goal=frozen_goal
     )

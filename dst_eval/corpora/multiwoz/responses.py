@@ -29,8 +29,9 @@ from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
 from dst_eval.metrics.resampling import BleuMetric, bleu_table
-from dst_eval.profiles import ScoreOptions
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.options import EvalOptions
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 RICHNESS_KEYS = ("avg_lengths", "entropy", "cond_entropy", "msttr", "num_unigrams",
                  "num_bigrams", "num_trigrams")
@@ -58,24 +59,25 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     return None
 
 
-def _not_applicable(reason: str) -> ResponseResult:
+def _not_applicable(reason: str, target: Result | None) -> Result:
     names = ("inform", "success", "bleu", "combined")
-    return ResponseResult(scores={}, not_applicable=dict.fromkeys(names, reason))
+    return (target or Result()).add(not_applicable=dict.fromkeys(names, reason))
 
 
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, target: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     gold = alignment.gold
     data: Path | None = None
     if gold.corpus != "multiwoz21" and resources.goals is not None:
         data = Path(resources.goals)
     elif gold.corpus != "multiwoz21":
         return _not_applicable("MultiWOZ 2.2 has no user goals: pass --goals with the "
-                               "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU")
+                               "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU",
+                               target)
     db = _find_db(gold, resources)
     if db is None:
         return _not_applicable("no MultiWOZ database: pass --db DIR (restaurant_db.json, "
-                               "hotel_db.json, attraction_db.json, train_db.json)")
+                               "hotel_db.json, attraction_db.json, train_db.json)", target)
     from dst_eval.corpora.multiwoz.database import MultiwozDatabase
     from dst_eval.corpora.multiwoz.engine import score_responses
     from dst_eval.corpora.multiwoz.response_gold import response_gold, with_mwz21_annotations
@@ -90,7 +92,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
     gold_for_responses = response_gold(
         gold, database,
         references=resources.references or None, gold_states=resources.gold_states or None)
-    compat = profile == "mwzeval"
+    compat = options.profile == "mwzeval"
     result = score_responses(gold_for_responses, alignment, compat=compat,
                              missing=options.missing)
     scores: dict[str, float] = {
@@ -110,14 +112,14 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"
                                                                    if examples else ""))
     tables = _bootstrap_tables(result, options.missing)
-    return ResponseResult(
+    return (target or Result()).add(
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
                           "tok": "13a", "bleu": "corpus"},
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,
-        counts={k: int(v) for k, v in result["counts"].items()},
+        counts={"responses": {k: int(v) for k, v in result["counts"].items()}},
         tables=tables,
     )
 

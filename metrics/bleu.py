@@ -185,17 +185,19 @@ def segment_statistics(
     hyp_tok = get_tokenizer(tokenize)
     ref_tok = hyp_tok if ref_tokenize is None else get_tokenizer(ref_tokenize)
 
-    seen: dict[tuple[bool, str], tuple[int, Counter]] = {}
+    seen: dict[str, tuple[int, Counter]] = {}
 
     def counted(text: str, tokenizer, is_ref: bool) -> tuple[int, Counter]:
-        """Token count and n-gram counts of one text, each distinct text done once
-        (delexicalised hypotheses and shared references repeat). Read-only Counters."""
-        key = (is_ref, text)
-        hit = seen.get(key)
+        """Token count and n-gram counts of one text; each distinct hypothesis is done once
+        (delexicalised hypotheses repeat; references, mostly distinct, are not kept, to
+        keep memory flat). Cached Counters are never modified."""
+        hit = None if is_ref else seen.get(text)
         if hit is None:
             source = text.lower() if lowercase else text
             words = tokenizer(source.rstrip()).split()
-            hit = seen[key] = (len(words), _ngram_counts(words, max_ngram_order))
+            hit = (len(words), _ngram_counts(words, max_ngram_order))
+            if not is_ref:
+                seen[text] = hit
         return hit
 
     n = len(hyps)

@@ -19,8 +19,8 @@ maps a predicted ``(domain, slot)`` to one canonical key for a corpus in two ste
    ============  ===================================================================
 
    Without a corpus (``corpus=None``) the key is kept as given except that the
-   domain is lower-cased. A corpus config may name its policy with
-   ``[corpus] slot_key_policy``; otherwise the table :data:`KEY_POLICIES` applies.
+   domain is lower-cased. Each corpus config names its policy (``[corpus]
+   slot_key_policy`` in ``configs/<corpus>.toml``).
 2. the corpus config's ``[slot_aliases]`` table (``configs/<corpus>.toml``, prediction
    key -> canonical key) is looked up with the policy-spelled key; alias keys are
    spelled by the same policy first, so ``"hotel-price range"`` and
@@ -44,18 +44,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from types import MappingProxyType
 
-from dst_eval.config import CORPORA, corpus_config
+from dst_eval.config import corpus_config
 from dst_eval.errors import UsageError
-
-KEY_POLICIES: Mapping[str, str] = MappingProxyType({
-    "multiwoz21": "lower",
-    "multiwoz22": "lower",
-    "sgd": "keep",
-    "crosswoz": "verbatim",
-    "risawoz": "verbatim",
-    "jmultiwoz": "verbatim",
-})
-"""Default key policy per corpus (overridable by ``[corpus] slot_key_policy``)."""
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -86,10 +76,7 @@ def key_policy(corpus: str | None) -> str:
     """The key policy name used for ``corpus`` (``"none"`` when no corpus is known)."""
     if corpus is None:
         return "none"
-    if corpus not in CORPORA:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
-    policy = corpus_config(corpus).raw.get("corpus", {}).get("slot_key_policy")
-    policy = policy or KEY_POLICIES.get(corpus, "keep")
+    policy = corpus_config(corpus).slot_key_policy  # an unknown corpus is a usage error
     if policy not in _SPELLERS:
         raise UsageError(
             f"configs/{corpus}.toml: unknown slot_key_policy {policy!r} "

@@ -185,10 +185,20 @@ def segment_statistics(
     hyp_tok = get_tokenizer(tokenize)
     ref_tok = hyp_tok if ref_tokenize is None else get_tokenizer(ref_tokenize)
 
-    def tokens(text: str, tokenizer) -> list[str]:
-        if lowercase:
-            text = text.lower()
-        return tokenizer(text.rstrip()).split()
+    seen: dict[str, tuple[int, Counter]] = {}
+
+    def counted(text: str, tokenizer, is_ref: bool) -> tuple[int, Counter]:
+        """Token count and n-gram counts of one text; each distinct hypothesis is done once
+        (delexicalised hypotheses repeat; references, mostly distinct, are not kept, to
+        keep memory flat). Cached Counters are never modified."""
+        hit = None if is_ref else seen.get(text)
+        if hit is None:
+            source = text.lower() if lowercase else text
+            words = tokenizer(source.rstrip()).split()
+            hit = (len(words), _ngram_counts(words, max_ngram_order))
+            if not is_ref:
+                seen[text] = hit
+        return hit
 
     n = len(hyps)
     matches: list[list[int]] = []
@@ -203,18 +213,14 @@ def segment_statistics(
         ref_counts: Counter | None = None
         ref_lens = []
         for text in ref_texts:
-            ref_tokens = tokens(text, ref_tok)
-            ref_lens.append(len(ref_tokens))
-            counts = _ngram_counts(ref_tokens, max_ngram_order)
-            if ref_counts is None:
-                ref_counts = counts
-            else:  # several references: keep each n-gram's maximum count
-                ref_counts |= counts
-        hyp_tokens = tokens(hyp, hyp_tok)
-        length = len(hyp_tokens)
+            n_ref, counts = counted(text, ref_tok, True)
+            ref_lens.append(n_ref)
+            # several references: each n-gram's maximum count, in a new Counter (the cached
+            # ones are never modified)
+            ref_counts = counts if ref_counts is None else ref_counts | counts
+        length, hyp_counts = counted(hyp, hyp_tok, False)
         hyp_len.append(length)
         ref_len.append(_closest_ref_len(length, ref_lens))
-        hyp_counts = _ngram_counts(hyp_tokens, max_ngram_order)
         clipped = [0] * max_ngram_order
         for gram in hyp_counts.keys() & ref_counts.keys():
             in_hyp, in_ref = hyp_counts[gram], ref_counts[gram]

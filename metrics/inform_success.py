@@ -130,11 +130,25 @@ def dialogue_inform_success(
 
 @dataclass(frozen=True)
 class InformSuccessRates:
-    """Hit counts and rates (percent, unrounded) per goal domain and ``total``."""
+    """Hit counts and rates per goal domain and ``total``: fractions ``hits / dialogues``
+    (:meth:`inform_fraction`, ...) and mwzeval's percentages ``100 · hits / dialogues``
+    (:meth:`inform`, ..., for its own output format), both unrounded."""
 
     dialogues: Mapping[str, int]
     inform_hits: Mapping[str, int]
     success_hits: Mapping[str, int]
+
+    def inform_fraction(self, key: str = "total") -> float:
+        return self.inform_hits[key] / self.dialogues[key]
+
+    def success_fraction(self, key: str = "total") -> float:
+        return self.success_hits[key] / self.dialogues[key]
+
+    def inform_fractions(self) -> dict[str, float]:
+        return {k: self.inform_fraction(k) for k in self.dialogues}
+
+    def success_fractions(self) -> dict[str, float]:
+        return {k: self.success_fraction(k) for k in self.dialogues}
 
     def inform(self, key: str = "total") -> float:
         return 100.0 * self.inform_hits[key] / self.dialogues[key]

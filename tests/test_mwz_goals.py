@@ -7,19 +7,27 @@ from pathlib import Path
 
 import pytest
 
+from dst_eval.corpora.multiwoz import loader21
 from dst_eval.corpora.multiwoz.goals import (
     booked_domains,
     derive_goal,
+    dialogue_goal,
     goal_domains,
     gold_states,
     gold_states_from_mwz22,
-    load_multiwoz21,
 )
 from dst_eval.errors import GoldDataError
+from dst_eval.gold import GoldDialogue, dialogue_key
+from dst_eval.jsonio import read_json
+
+
+def load_multiwoz21(path: Path) -> dict[str, GoldDialogue]:
+    """The loaded gold dialogues by matching key."""
+    return {dialogue_key(d.dialogue_id): d for d in loader21.load(path)}
 
 
 @pytest.fixture(scope="session")
-def mwz21_val_test(shared_dir: Path) -> dict[str, dict]:
+def mwz21_val_test(shared_dir: Path) -> dict[str, GoldDialogue]:
     corpus = shared_dir / "corpora" / "multiwoz21"
     dialogues = load_multiwoz21(corpus / "test.json.zip")
     dialogues.update(load_multiwoz21(corpus / "val.json.zip"))
@@ -37,7 +45,7 @@ def test_goals_equal_mwzeval_goals_json(mwz21_val_test: dict, mwzeval_dir: Path)
     assert len(expected) == 1999
     wrong = []
     for key, dialogue in mwz21_val_test.items():
-        derived = derive_goal(dialogue["goal"], dialogue=key)
+        derived = dialogue_goal(dialogue)
         # entry by entry, with dict and list order
         if derived != expected[key] or list(derived) != list(expected[key]) or any(
             derived[d]["requestable"] != expected[key][d]["requestable"] for d in derived
@@ -46,16 +54,17 @@ def test_goals_equal_mwzeval_goals_json(mwz21_val_test: dict, mwzeval_dir: Path)
     assert wrong == []
 
 
-def test_booked_domains_equal_mwzeval_file(mwz21_val_test: dict, mwzeval_dir: Path) -> None:
+def test_booked_domains_equal_mwzeval_file(mwz21_val_test: dict, mwzeval_dir: Path,
+                                          shared_dir: Path) -> None:
     expected = json.loads((mwzeval_dir / "booked_domains.json").read_text())
     wrong = [
-        k for k, d in mwz21_val_test.items() if booked_domains(d, dialogue_id=k) != expected[k]
+        k for k, d in mwz21_val_test.items() if booked_domains(d) != expected[k]
     ]
     assert wrong == []
     # taxi bookings never count (no reference number): at least one dialogue has one
+    raw = read_json(shared_dir / "corpora" / "multiwoz21" / "test.json.zip")
     assert any(
-        t["metadata"]["taxi"]["book"]["booked"] for d in mwz21_val_test.values()
-        for t in d["log"][1::2]
+        t["metadata"]["taxi"]["book"]["booked"] for d in raw.values() for t in d["log"][1::2]
     )
 
 
@@ -65,7 +74,7 @@ def test_gold_states_equal_approx_gold_states(shared_dir: Path, mwzeval_dir: Pat
     assert set(expected) == set(dialogues)
     wrong = []
     for key, dialogue in dialogues.items():
-        states = gold_states(dialogue, dialogue_id=key)
+        states = gold_states(dialogue)
         same_order = all(
             list(a) == list(b) and all(list(a[d]) == list(b[d]) for d in a)
             for a, b in zip(states, expected[key], strict=True)
@@ -119,12 +128,19 @@ def _turn(booked_domain: str | None, semi: dict) -> dict:
     return {"text": "...", "metadata": metadata}
 
 
-def test_booked_domains_and_states_hand_made() -> None:
-    dialogue = {"goal": {}, "log": [
+def _load_one(tmp_path: Path, raw: dict) -> GoldDialogue:
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps({"X1": raw}))
+    return loader21.load(path).dialogues[0]
+
+
+def test_booked_domains_and_states_hand_made(tmp_path: Path) -> None:
+    raw = {"goal": {}, "log": [
         {"text": "u", "metadata": {}}, _turn(None, {"food": "dontcare", "area": "centre"}),
         {"text": "u", "metadata": {}}, _turn("taxi", {"name": "Nando's", "area": "none"}),
         {"text": "u", "metadata": {}}, _turn("restaurant", {"name": ""}),
     ]}
+    dialogue = _load_one(tmp_path, raw)
     assert booked_domains(dialogue) == [[], [], ["restaurant"]]
     assert gold_states(dialogue) == [
         {"restaurant": {"area": "centre", "bookday": "monday"}},
@@ -136,19 +152,20 @@ def test_booked_domains_and_states_hand_made() -> None:
 def test_malformed_data_raise_gold_data_error(tmp_path: Path) -> None:
     bad = tmp_path / "data.json"
     bad.write_text(json.dumps({"SNG1": {"goal": {}, "log": [{"text": "u"}, {"text": "s"}]}}))
-    dialogues = load_multiwoz21(bad)
     with pytest.raises(GoldDataError, match="metadata") as err:
-        booked_domains(dialogues["sng1"], file=str(bad), dialogue_id="sng1")
-    assert "sng1" in str(err.value) and "turn 0" in str(err.value)
+        load_multiwoz21(bad)  # the loader names the system turn by its log position
+    assert "SNG1" in str(err.value) and "turn 1" in str(err.value)
     bad.write_text(json.dumps({"SNG1": {"log": []}}))
     with pytest.raises(GoldDataError, match="goal"):
-        load_multiwoz21(bad)
+        dialogue_goal(load_multiwoz21(bad)["sng1"])
     with pytest.raises(GoldDataError, match="not a string"):
         derive_goal({"hotel": {"info": {"stars": 4}}}, dialogue="x")
     bad.write_text(json.dumps({"SNG1.json": {"goal": {}, "log": []}}))
-    assert list(load_multiwoz21(bad, ids=["sng1"])) == ["sng1"]
-    with pytest.raises(GoldDataError, match="not in the data"):
-        load_multiwoz21(bad, ids=["SNG1.json", "PMUL2"])
+    (tmp_path / "testListFile").write_text("sng1\n")
+    assert [d.dialogue_id for d in loader21.load(bad, split="test")] == ["SNG1.json"]
+    (tmp_path / "testListFile").write_text("SNG1.json\nPMUL2\n")
+    with pytest.raises(GoldDataError, match="not in the file"):
+        loader21.load(bad, split="test")
 
 
 def test_gold_states_from_mwz22_sample(shared_dir: Path, mwzeval_dir: Path) -> None:

@@ -25,6 +25,8 @@ from dst_eval.metrics.inform_success import (
     inform_success_rates,
 )
 
+from dst_eval.alignment import align
+from dst_eval.corpora.multiwoz import loader21
 from dst_eval.corpora.multiwoz.database import MultiwozDatabase, fuzzy_match, time_to_minutes
 from dst_eval.corpora.multiwoz.delex import (
     delexicalize_char_spans,
@@ -34,15 +36,35 @@ from dst_eval.corpora.multiwoz.delex import (
     references_from_mwz22,
 )
 from dst_eval.corpora.multiwoz.domains import estimate_active_domains
-from dst_eval.corpora.multiwoz.engine import (
-    ResponseGold,
-    bleu_statistics,
-    load_response_gold,
-    score_responses,
-)
-from dst_eval.corpora.multiwoz.goals import load_multiwoz21
+from dst_eval.corpora.multiwoz.engine import bleu_statistics
+from dst_eval.corpora.multiwoz.engine import score_responses as score_alignment
+from dst_eval.corpora.multiwoz.response_gold import ResponseGold, response_gold
 from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.gold import GoldSet, dialogue_key
 from dst_eval.jsonio import read_json
+from dst_eval.predictions.reader import predictions_from_object
+
+
+def load_response_gold(data: Path, db: Path, *, ids: list[str] | None = None,
+                       references: Path | None = None,
+                       gold_states: Path | None = None) -> ResponseGold:
+    """Response gold of the loaded 2.1 GoldSet (optionally only the dialogues ``ids``)."""
+    gold_set = loader21.load(data)
+    if ids is not None:
+        keep = {dialogue_key(i) for i in ids}
+        gold_set = GoldSet(gold_set.corpus, gold_set.split,
+                           tuple(d for d in gold_set if dialogue_key(d.dialogue_id) in keep),
+                           gold_set.source)
+    return response_gold(gold_set, MultiwozDatabase.load(db), references=references,
+                         gold_states=gold_states)
+
+
+def score_responses(gold: ResponseGold, data: Any, *, compat: bool, missing: str = "wrong",
+                    file: str = "<memory>") -> dict[str, Any]:
+    """mwzeval-format predictions read by the prediction reader, aligned, then scored."""
+    predictions = predictions_from_object(data, source=file, pred_format="mwzeval",
+                                          corpus="multiwoz21")
+    return score_alignment(gold, align(gold.gold, predictions), compat=compat, missing=missing)
 
 SYSTEMS = (
     "augpt", "bort", "damd", "dots", "galaxy-e2e", "galaxy-policy", "hdno", "hdsa", "labes",
@@ -126,7 +148,7 @@ def test_equals_mwzeval_reference_outputs(name: str, scored, reference_outputs: 
     assert (counts["dialogues_scored"], counts["turns_predicted"]) == (
         expected["n_dialogs"], expected["n_turns"])
     # unrounded rates round to mwzeval's; Combined = 0.5 (I + S) + BLEU
-    assert round(result["inform"], 1) == expected["inform"]
+    assert round(100 * result["inform"], 1) == expected["inform"]  # a fraction inside
     assert result["combined"] == pytest.approx(
         0.5 * (expected["inform"] + expected["success"]) + expected["bleu"], abs=0.05)
 
@@ -216,11 +238,13 @@ def test_gold_files_must_cover_every_dialogue(mwz21_dir: Path, tmp_path: Path) -
 @pytest.fixture(scope="session")
 def gold_responses(mwz21_dir: Path) -> dict[str, list[dict]]:
     """The gold system turns delexicalised (not yet normalised), as a system would output."""
-    dialogues = load_multiwoz21(mwz21_dir / "test.json.zip")
+    gold_set = loader21.load(mwz21_dir / "test.json.zip")
     return {
-        key: [{"response": delexicalize_word_spans(t["text"], t["span_info"])}
-              for t in d["log"][1::2]]
-        for key, d in dialogues.items()
+        dialogue_key(d.dialogue_id): [
+            {"response": delexicalize_word_spans(t.system_response,
+                                                 t.system_annotations["span_info"])}
+            for t in d.turns]
+        for d in gold_set
     }
 
 
@@ -247,8 +271,8 @@ def test_missing_wrong_counts_absent_dialogues_as_failures(gold, predictions, sc
     inform_hits = sum(d["inform"] for d in skip["per_dialogue"])
     success_hits = sum(d["success"] for d in skip["per_dialogue"])
     assert len(skip["per_dialogue"]) == 944
-    assert wrong["inform"] == pytest.approx(100 * inform_hits / 1000)
-    assert wrong["success"] == pytest.approx(100 * success_hits / 1000)
+    assert wrong["inform"] == pytest.approx(inform_hits / 1000)  # fractions inside
+    assert wrong["success"] == pytest.approx(success_hits / 1000)
     assert wrong["counts"]["turns_scored"] == 7372
     assert wrong["counts"]["turns_padded"] == 7372 - 6757
     assert wrong["bleu"] < skip["bleu"]  # empty hypotheses for the missing turns
@@ -285,8 +309,9 @@ def test_bad_responses_are_reported_not_fatal(gold, gold_responses) -> None:
     data["nonexistent"] = [{"response": "hi"}]
     result = score_responses(gold, data, compat=True, missing="skip")
     problems = {k: v["count"] for k, v in result["problems"].items()}
+    # the prediction reader reads a null response as an absent one: both are response_missing
     assert problems == {
-        "response_null": 1, "response_not_string": 1, "response_missing": 1,
+        "response_not_string": 1, "response_missing": 2,
         "response_empty": 1, "unknown_placeholder": 1, "extra_turns": 1,
         "unknown_dialogue": 1, "missing_dialogues": len(gold.dialogue_ids) - 5,
     }
@@ -299,8 +324,8 @@ def test_bad_responses_are_reported_not_fatal(gold, gold_responses) -> None:
     ("data", "message"),
     [
         ([], "JSON object"),
-        ({"sng0073": {"response": "x"}}, "list of system turns"),
-        ({"sng0073": ["just text"]}, "turn must be an object"),
+        ({"sng0073": {"response": "x"}}, "expected a list of turns"),
+        ({"sng0073": ["just text"]}, "turn must be a JSON object"),
         ({"unknown": [{"response": "x"}]}, "no prediction matches"),
     ],
 )
@@ -319,7 +344,7 @@ def test_bad_state_values_are_dropped_and_reported(gold, gold_responses) -> None
     key = next(iter(gold.dialogue_ids))
     turns = copy.deepcopy(gold_responses[key])
     for turn in turns:
-        turn["state"] = {"taxi": {"leave at": 17}, "hotel": "cheap"}
+        turn["state"] = {"taxi": {"leave at": 17}, "hotel-area": "cheap"}
     result = score_responses(gold, {key: turns}, compat=False, missing="skip")
     assert result["problems"]["bad_state"]["count"] == 2 * len(turns)
     assert result["state_source"] == "predicted"
@@ -437,15 +462,19 @@ def test_load_mwz22_references(tmp_path: Path, shared_dir: Path) -> None:
         load_mwz22_references(shared_dir / "corpora" / "multiwoz22" / "test")
 
 
-def test_gold_from_mappings(mwz21_dir: Path, gold: ResponseGold) -> None:
+def test_gold_from_given_files(mwz21_dir: Path, gold: ResponseGold, tmp_path: Path) -> None:
     two = ["sng0073", "pmul4648"]
     refs = {k: [f"this is reference {i} of {k}" for i in range(len(gold.references[k]))]
             for k in two}
+    refs_file, states_file = tmp_path / "refs.json", tmp_path / "states.json"
+    refs_file.write_text(json.dumps(refs))
+    states_file.write_text(json.dumps({k: gold.states[k] for k in two}))
     small = load_response_gold(mwz21_dir / "test.json.zip", mwz21_dir / "db", ids=two,
-                               references=refs, gold_states={k: gold.states[k] for k in two})
+                               references=refs_file, gold_states=states_file)
     assert small.dialogue_ids == tuple(two)
     assert small.references == refs
-    assert small.sources["references"].startswith("<mapping")
+    assert small.sources["references"] == str(refs_file)
+    assert small.states == {k: gold.states[k] for k in two}
     result = score_responses(small, {k: [{"response": r} for r in refs[k]] for k in two},
                              compat=True, missing="skip")
     assert result["bleu"] == pytest.approx(100.0)
@@ -637,3 +666,64 @@ def test_active_domain_estimation() -> None:
     # turn 3: nothing changed, two changed before -> the other one still in the state (taxi)
     assert estimate_active_domains(states) == [[], ["hotel"], ["train"], ["taxi"], ["hotel"]]
     assert states == original
+
+
+def test_scoring_reads_the_loaded_goldset(mwz21_dir: Path, gold: ResponseGold,
+                                          gold_responses) -> None:
+    """Inform comes from the GoldSet object given, not from a re-read of data.json: making
+    the goal's hotel/restaurant area impossible turns an informed dialogue into a failure
+    (its offered venues are no longer a subset of the venues matching the goal)."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    baseline = score_responses(gold, gold_responses, compat=True, missing="skip")
+    hits = {row["dialogue_id"]: row["inform"] for row in baseline["per_dialogue"]}
+    chosen = None
+    for dialogue in gold.gold:
+        key = dialogue_key(dialogue.dialogue_id)
+        domains = [d for d in ("hotel", "restaurant") if d in (dialogue.goal or {})
+                   and "name" not in dialogue.goal[d].get("info", {})
+                   and "area" in dialogue.goal[d].get("info", {})]
+        if hits.get(key) and domains and list(dialogue.goal) and len(
+                [d for d in ("restaurant", "hotel", "attraction", "train", "taxi", "police",
+                             "hospital") if dialogue.goal.get(d)]) == 1:
+            chosen = (dialogue, domains[0])
+            break
+    assert chosen is not None
+    dialogue, domain = chosen
+    key = dialogue_key(dialogue.dialogue_id)
+    goal = {d: dict(v) for d, v in dialogue.goal.items() if isinstance(v, MappingProxyType)}
+    goal[domain] = {**goal[domain], "info": {**goal[domain]["info"], "area": "nowhere"}}
+    one = GoldSet(gold.gold.corpus, gold.gold.split, (dialogue,), gold.gold.source)
+    changed = GoldSet(gold.gold.corpus, gold.gold.split, (replace(dialogue, goal=goal),),
+                      gold.gold.source)
+    data = {key: gold_responses[key]}
+    database = gold.database
+    before = score_alignment(response_gold(one, database),
+                             align(one, predictions_from_object(data, pred_format="mwzeval")),
+                             compat=True, missing="skip")
+    after = score_alignment(response_gold(changed, database),
+                            align(changed, predictions_from_object(data, pred_format="mwzeval")),
+                            compat=True, missing="skip")
+    assert (before["inform"], after["inform"]) == (1.0, 0.0)
+    assert after["bleu"] == before["bleu"]  # references unchanged
+
+
+def test_multiwoz_bleu_is_metrics_bleu(gold: ResponseGold, scored, predictions) -> None:
+    """One BLEU implementation: the engine's BLEU and statistics are metrics.bleu's on the
+    same normalised segments, bit for bit."""
+    from dst_eval.metrics.bleu import corpus_bleu_from_stats, segment_statistics
+
+    hyps, refs = [], []
+    for key, turns in predictions("hdsa").items():
+        for index, turn in enumerate(turns[:gold.n_turns(dialogue_key(key))]):
+            hyps.append(normalize_response(turn["response"])[0])
+            refs.append(gold.references[dialogue_key(key)][index])
+    stats = segment_statistics(hyps, refs, tokenize="13a")
+    result = scored("hdsa")
+    assert result["bleu"] == corpus_bleu_from_stats(stats)
+    assert result["official"]["bleu"]["mwz22"] == corpus_bleu_from_stats(stats)
+    ours = result["bleu_stats"]
+    assert int(ours.matches.sum()) == int(stats.matches.sum())
+    assert (int(ours.hyp_len.sum()), int(ours.ref_len.sum())) == (
+        int(stats.hyp_len.sum()), int(stats.ref_len.sum()))

@@ -332,3 +332,40 @@ def test_stateless_file_scores_zero_like_mwzeval(approx_gold: GoldSet, mwzeval_d
     assert result.counts["turns_without_state"] == 7372
     assert result.scores == dict.fromkeys(result.scores, 0.0)
     assert any("Missing state predictions" in note for note in result.notes)
+
+
+def test_unset_and_blank_predicted_values_count_as_mwzeval_counts_them(
+        approx_gold: GoldSet, mwzeval_dir: Path) -> None:
+    """Predicted ``none``, ``not mentioned``, ``" "`` and ``"\\t"`` are values for mwzeval
+    (false positives). Expected numbers: the mwzeval anchor (7f19ee0, ``Evaluator(False,
+    False, False, dst=True)``, gold = approx_gold_states_mwz21_test.json) run on exactly
+    this file: JGA 36.84210526296399, F1 87.21804510769856, P 0.7945205479441171,
+    R 0.9666666666650555."""
+    from dst_eval.predictions.reader import predictions_from_object
+
+    states = json.loads((mwzeval_dir / "approx_gold_states_mwz21_test.json").read_text())
+    data = {}
+    for key in ("sng0073", "pmul4648", "mul0484"):
+        turns = []
+        for index, state in enumerate(states[key]):
+            state = {d: dict(v) for d, v in state.items()}
+            if index == 0:
+                state.setdefault("hotel", {})["area"] = "none"
+            if index == 1:
+                state.setdefault("restaurant", {})["food"] = "not mentioned"
+            if index == 2:
+                state.setdefault("train", {})["day"] = " "
+            if index == 3:
+                state.setdefault("taxi", {})["leaveAt"] = "none"
+                state.setdefault("hotel", {})["stars"] = "\t"
+            turns.append({"response": "x", "state": state})
+        data[key] = turns
+    preds = predictions_from_object(data, pred_format="mwzeval", corpus="multiwoz22")
+    result = score(align(approx_gold, preds), EvalOptions(missing="skip"))
+    expected = {"joint_accuracy": 36.84210526296399, "slot_f1": 87.21804510769856,
+                "slot_precision": 0.7945205479441171, "slot_recall": 0.9666666666650555}
+    got = result.official["dst"]
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, abs=1e-12), name
+    assert result.counts["turns"] == 19
+    assert (result.counts["tp"], result.counts["fp"], result.counts["fn"]) == (58, 15, 2)

@@ -20,6 +20,7 @@ The gold always comes from the trusted gold data, never from the submission.
 
 from __future__ import annotations
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
@@ -39,7 +40,7 @@ def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
 
 
 def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> frozenset[str]:
-    if gold_set.corpus == "sgd":
+    if corpora.get(gold_set.corpus).slot_universe == "dialogue-services":
         return frozenset(k for k in gold_set.slots if k.partition("-")[0] in services)
     return frozenset(gold_set.slots) | frozenset(turn.state)
 

@@ -21,6 +21,7 @@ from functools import cache
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
 from dst_eval.errors import UsageError
@@ -94,10 +95,9 @@ def scored_pairs(alignment: Alignment, options: EvalOptions
 
 
 def domain_of(corpus: str) -> Callable[[str], str]:
-    """Slot key -> domain (SGD: the service name before ``_``, ``Hotels_2`` -> ``Hotels``)."""
-    if corpus == "sgd":
-        return lambda key: key.partition("-")[0].split("_")[0]
-    return lambda key: key.partition("-")[0]
+    """Slot key -> domain, as the corpus config's ``slot_domain`` says (SGD: the service
+    name before ``_``, ``Hotels_2`` -> ``Hotels``)."""
+    return corpora.get(corpus).domain_of
 
 
 def _restricted_scores(gold: list[dict], pred: list[dict], keep: Callable[[str], bool],

@@ -20,8 +20,9 @@ The Moses objects are created once (the tokenizer with set-based character-class
 before the end of the last inserted span or its value is ``dontcare``; its text becomes
 ``[<2.2 slot name>]``; then the normalisation above.
 
-From MultiWOZ 2.1 (:func:`references_from_mwz21`, what ``approx_references_mwz21_test.json``
-holds, reproduced exactly): ``span_info`` entries ``[act, slot, value, first, last]`` index
+From MultiWOZ 2.1 (:func:`turn_reference` of a loaded 2.1 turn, what
+``approx_references_mwz21_test.json`` holds, reproduced exactly): ``span_info`` entries
+``[act, slot, value, first, last]`` index
 *words* of ``text.split(' ')`` (``last`` inclusive); the same skipping rules; the 2.1 slot
 name is mapped to its 2.2 name (:data:`SLOT_NAMES_21_TO_22`: ``Addr`` -> ``address``,
 ``Leave`` -> ``leaveat``, ...); the 2.1 clitic split is undone (``do n't`` -> ``don't``,
@@ -40,6 +41,7 @@ from typing import Any
 from sacremoses import MosesDetokenizer, MosesTokenizer
 
 from dst_eval.errors import GoldDataError
+from dst_eval.gold import GoldTurn
 from dst_eval.jsonio import read_json
 
 _CATEGORY_NAMES: Mapping[str, tuple[str, ...]] = {
@@ -204,21 +206,21 @@ def delexicalize_word_spans(text: str, spans: Sequence[Sequence[Any]]) -> str:
     return CLITIC_JOIN.sub(r"\1", " ".join(pieces))
 
 
-def references_from_mwz21(dialogues: Mapping[str, Mapping[str, Any]], *,
-                          file: str | None = None) -> dict[str, list[str]]:
-    """Normalised references per system turn from 2.1 dialogues (``{key: dialogue}``)."""
-    references: dict[str, list[str]] = {}
-    for key, dialogue in dialogues.items():
-        turns = []
-        for index, turn in enumerate(dialogue["log"][1::2]):
-            text = turn.get("text") if isinstance(turn, dict) else None
-            if not isinstance(text, str):
-                raise GoldDataError("system turn without a 'text' string", file=file,
-                                    dialogue=key, turn=index)
-            spans = _spans(turn.get("span_info", []), file=file, dialogue=key, turn=index)
-            turns.append(normalize_response(delexicalize_word_spans(text, spans))[0])
-        references[key] = turns
-    return references
+def turn_reference(turn: GoldTurn, *, file: str | None = None) -> str:
+    """The normalised reference of a gold turn: its ``system_response`` delexicalised by
+    ``system_annotations["span_info"]`` (``span_unit`` ``word``: 2.1 word spans, with the
+    2.1 slot names mapped and clitics joined; ``char``: 2.2 character spans), normalised."""
+    text = turn.system_response
+    notes = turn.system_annotations
+    if not isinstance(text, str) or "span_info" not in notes:
+        raise GoldDataError("system turn without a text and span annotations", file=file,
+                            dialogue=turn.dialogue_id, turn=turn.turn_index)
+    raw = notes["span_info"]
+    spans = _spans(list(raw) if isinstance(raw, tuple) else raw, file=file,
+                   dialogue=turn.dialogue_id, turn=turn.turn_index)
+    if notes.get("span_unit") == "char":
+        return normalize_response(delexicalize_char_spans(text, spans))[0]
+    return normalize_response(delexicalize_word_spans(text, spans))[0]
 
 
 def references_from_mwz22(dialogues: Sequence[Mapping[str, Any]],

@@ -2,19 +2,13 @@
 
 Entry points
 ------------
-``load_response_gold(data, db_dir, *, ids=None, references=None, gold_states=None)``
-    -> :class:`ResponseGold` from a MultiWOZ 2.1 ``data.json`` / split file / ``.zip``
-    (goals, booked domains, references and gold states derived as documented in
-    :mod:`.goals` and :mod:`.delex`) and a ``db/`` folder. ``references`` / ``gold_states``
-    optionally name mwzeval-format files (``{dialogue id: [normalised text | state]}``,
-    e.g. ``approx_references_mwz21_test.json``) that replace the derived ones; they are
-    used as they are (mwzeval stores them already normalised).
+:func:`.response_gold.response_gold` -> :class:`~.response_gold.ResponseGold`: goals,
+    booked domains, references (and, on use, gold states) of the loaded ``GoldSet``.
 
-``score_responses(gold, predictions, *, compat, missing="wrong", file=None)`` -> dict.
-    ``predictions`` = mwzeval's input ``{dialogue_id: [turn, ...]}``, one turn per
-    **system** turn: ``response`` (delexicalised text), optional ``state``
-    (``{domain: {slot: value}}``), optional ``active_domains`` (list of domains). Ids match
-    case-insensitively, with or without ``.json``. Read only: nothing is mutated.
+``score_responses(gold, alignment, *, compat, missing="wrong")`` -> dict.
+    ``alignment`` pairs each gold turn with its predicted turn (one per **system** turn):
+    ``PredTurn.response`` (delexicalised text), ``raw_state`` (the state as the file wrote
+    it, ``{domain: {slot: value}}``), ``active_domains``. Read only: nothing is mutated.
 
 Settings
 --------
@@ -29,25 +23,25 @@ Settings
   ``missing="wrong"``: an absent dialogue fails Inform and Success in every goal domain and
   each absent turn is scored as an empty response (BLEU hypothesis ``''``; the state is the
   gold one in the policy setting, else empty). Richness always covers the responses given.
-* Turns beyond the gold dialogue length and unknown dialogue ids are reported and ignored
-  (mwzeval raises IndexError / KeyError).
-* Bad responses: a missing, ``null`` or non-string ``response`` is reported and scored as
-  ``''``; empty responses are scored as they are and counted; placeholders with an unknown
-  name (``[hotel]``) are deleted as mwzeval does, and reported with their names. Malformed
-  ``state`` parts (non-object domain, non-string value) are dropped and reported.
-  Structural errors (top level not an object, a dialogue not a list, a turn not an
-  object) raise :class:`PredictionError`.
+* Turns beyond the gold dialogue length and unknown dialogue ids are reported (from the
+  alignment) and ignored (mwzeval raises IndexError / KeyError).
+* Bad responses: a missing or ``null`` ``response`` (``response_missing``) or a
+  non-string one (the reader's ``bad_response``: ``response_not_string``) is reported and
+  scored as ``''``; empty responses are scored as they are and counted; placeholders with
+  an unknown name (``[hotel]``) are deleted as mwzeval does, and reported with their names.
+  Malformed ``state`` parts (non-object domain, non-string value) are dropped and
+  reported. Structural errors are the reader's (:class:`PredictionError`).
 
-Metrics (percent): Inform and Success per goal domain and ``total`` (:mod:`metrics.
-inform_success`), BLEU = sacrebleu corpus BLEU (13a, exp smoothing) of the normalised
-responses against the references, richness (:mod:`metrics.richness`) of the normalised
-responses, ``combined = 0.5 · (inform + success) + bleu``.
+Metrics: Inform and Success (fractions) per goal domain and in total (:mod:`metrics.
+inform_success`), BLEU = sacrebleu corpus BLEU (13a, exp smoothing; :mod:`metrics.bleu`)
+of the normalised responses against the references, richness (:mod:`metrics.richness`) of
+the normalised responses, ``combined = 50 · (inform + success) + bleu`` (points).
 
 Result (a dict)
 ---------------
 * ``setting`` (``end-to-end`` / ``policy-optimisation``), ``state_source`` (``predicted`` /
   ``gold``), ``domain_source`` (``predicted`` / ``estimated`` / ``mixed``);
-* ``inform``, ``success``, ``bleu``, ``combined`` (percent, unrounded),
+* ``inform``, ``success`` (fractions), ``bleu`` (0-100), ``combined`` (points),
   ``inform_by_domain``, ``success_by_domain``, ``richness``;
 * ``counts`` (dialogues/turns in the gold, predicted, scored, padded; turns whose domains
   were estimated), ``problems`` (``{kind: {"count": n, "examples": [...]}}``);
@@ -75,221 +69,34 @@ and Inform 92.5 / Success 88.8 on the 2.1 test set -- the ceiling of these metri
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dst_eval.corpora.multiwoz.database import MultiwozDatabase
-from dst_eval.corpora.multiwoz.delex import normalize_response, references_from_mwz21
+from dst_eval.alignment import Alignment
+from dst_eval.corpora.multiwoz.delex import normalize_response
 from dst_eval.corpora.multiwoz.domains import estimate_active_domains
-from dst_eval.corpora.multiwoz.goals import (
-    Goal,
-    booked_domains,
-    derive_goal,
-    goal_domains,
-    load_multiwoz21,
-)
-from dst_eval.corpora.multiwoz.goals import gold_states as gold_states_from_metadata
 from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_state
-from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.corpora.multiwoz.response_gold import ResponseGold
+from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import dialogue_key
-from dst_eval.jsonio import read_json
-from dst_eval.metrics.bleu import BleuStats, corpus_bleu_from_stats
+from dst_eval.metrics.bleu import BleuStats, corpus_bleu_from_stats, segment_statistics
 from dst_eval.metrics.inform_success import (
     DialogueOutcome,
-    GoalDomain,
     dialogue_inform_success,
     inform_success_rates,
 )
 from dst_eval.metrics.richness import lexdiv_tokenize, richness
-from dst_eval.metrics.tokenizers import get_tokenizer
+from dst_eval.predictions.model import PredTurn
 
 MISSING_POLICIES = ("wrong", "skip")
 MAX_EXAMPLES = 5
+_GAP = PredTurn()
 
 State = dict[str, dict[str, str]]
-
-
-@dataclass(frozen=True)
-class ResponseGold:
-    """Everything response scoring compares against, keyed by dialogue key."""
-
-    goals: Mapping[str, Goal]
-    """mwzeval goals (``goals.json`` shape)."""
-    booked: Mapping[str, Sequence[Sequence[str]]]
-    """Per system turn, the domains booked so far."""
-    references: Mapping[str, Sequence[str]]
-    """Normalised reference response per system turn."""
-    states: Mapping[str, Sequence[Mapping[str, Mapping[str, str]]]]
-    """Normalised gold state per system turn (policy-optimisation setting)."""
-    database: MultiwozDatabase
-    sources: Mapping[str, str] = field(default_factory=dict)
-    """Where references and gold states come from (for the report)."""
-    _goal_domains: Mapping[str, Mapping[str, GoalDomain]] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        for key in self.goals:
-            n_turns = len(self.booked[key])
-            if len(self.references[key]) != n_turns or len(self.states[key]) != n_turns:
-                raise GoldDataError("references, gold states and booked domains disagree on "
-                                    "the number of system turns", dialogue=key)
-        object.__setattr__(self, "_goal_domains",
-                           {k: goal_domains(g) for k, g in self.goals.items()})
-
-    @property
-    def dialogue_ids(self) -> tuple[str, ...]:
-        return tuple(self.goals)
-
-    def n_turns(self, key: str) -> int:
-        return len(self.booked[key])
-
-    def goal_domains(self, key: str) -> Mapping[str, GoalDomain]:
-        return self._goal_domains[key]
-
-
-
-
-def _source_name(source: str | Path | Mapping) -> str:
-    return "<mapping given by the caller>" if isinstance(source, Mapping) else str(source)
-
-
-def _turn_lists(source: str | Path | Mapping, keys: Mapping[str, int],
-                what: str) -> dict[str, list]:
-    """Per-dialogue lists from an mwzeval-format file or mapping, checked against the gold."""
-    path = _source_name(source)
-    data = source if isinstance(source, Mapping) else read_json(source, error=GoldDataError)
-    if not isinstance(data, dict | Mapping):
-        raise GoldDataError(f"expected an mwzeval {what} file {{dialogue id: [...]}}",
-                            file=path)
-    out = {dialogue_key(k): v for k, v in data.items()}
-    for key, n_turns in keys.items():
-        turns = out.get(key)
-        if not isinstance(turns, list):
-            raise GoldDataError(f"no {what} for this dialogue", file=path, dialogue=key)
-        if len(turns) != n_turns:
-            raise GoldDataError(f"{len(turns)} {what} for {n_turns} system turns",
-                                file=path, dialogue=key)
-    return {key: out[key] for key in keys}
-
-
-def load_response_gold(
-    data: str | Path,
-    db_dir: str | Path,
-    *,
-    ids: Iterable[str] | None = None,
-    references: str | Path | Mapping[str, Sequence[str]] | None = None,
-    gold_states: str | Path | Mapping[str, Sequence[Mapping]] | None = None,
-) -> ResponseGold:
-    """Build :class:`ResponseGold` from MultiWOZ 2.1 data (see the module docstring).
-
-    ``references`` / ``gold_states``: a file in mwzeval's format, or an already built mapping
-    (e.g. :func:`.delex.load_mwz22_references`, :func:`.goals.gold_states_from_mwz22`).
-    """
-    cacheable = all(isinstance(x, str | Path) or x is None for x in (references, gold_states))
-    if not cacheable:
-        return _load_response_gold(data, db_dir, ids=ids, references=references,
-                                   gold_states=gold_states)
-    return _cached_response_gold(data, db_dir, ids=ids, references=references,
-                                 gold_states=gold_states)
-
-
-def _code_digest() -> str:
-    """Digest of the code that derives the response gold: new code, new cache entries."""
-    import hashlib
-
-    from dst_eval.corpora.multiwoz import delex, goals, mwzeval_rules
-
-    digest = hashlib.sha256()
-    for module_file in (__file__, goals.__file__, delex.__file__, mwzeval_rules.__file__):
-        digest.update(Path(module_file).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _cached_response_gold(data: str | Path, db_dir: str | Path, *, ids: Iterable[str] | None,
-                          references: str | Path | None,
-                          gold_states: str | Path | None) -> ResponseGold:
-    """:func:`_load_response_gold` with its derived goals, booked domains, references and
-    gold states cached on disk (:mod:`dst_eval.diskcache`), keyed by the input files, the
-    dialogue ids and the deriving code; the database is always read afresh."""
-    from dst_eval.diskcache import cached
-
-    wanted = None if ids is None else tuple(ids)
-    inputs = [Path(data), None if references is None else Path(references),
-              None if gold_states is None else Path(gold_states)]
-
-    def build() -> tuple:
-        gold = _load_response_gold(data, db_dir, ids=wanted, references=references,
-                                   gold_states=gold_states)
-        distinct = {text for turns in gold.references.values() for text in turns}
-        tokenized = {text: _TOKENIZE_13A(text.rstrip()) for text in distinct}
-        return (dict(gold.goals), dict(gold.booked), dict(gold.references), dict(gold.states),
-                dict(gold.sources), tokenized)
-
-    version = (2, _code_digest(), wanted)
-    goals, booked, refs, states, sources, tokenized = cached("mwz-response", version, inputs,
-                                                            build)
-    _PRETOKENIZED.update(tokenized)
-    return ResponseGold(goals, booked, refs, states, MultiwozDatabase.load(db_dir), sources)
-
-
-def _load_response_gold(
-    data: str | Path,
-    db_dir: str | Path,
-    *,
-    ids: Iterable[str] | None,
-    references: str | Path | Mapping[str, Sequence[str]] | None,
-    gold_states: str | Path | Mapping[str, Sequence[Mapping]] | None,
-) -> ResponseGold:
-    dialogues = load_multiwoz21(data, ids=ids)
-    file = str(data)
-    goals = {k: derive_goal(d["goal"], file=file, dialogue=k) for k, d in dialogues.items()}
-    booked = {k: booked_domains(d, file=file, dialogue_id=k) for k, d in dialogues.items()}
-    n_turns = {k: len(v) for k, v in booked.items()}
-    sources = {}
-    if references is None:
-        refs = references_from_mwz21(dialogues, file=file)
-        sources["references"] = f"{Path(data).name}: 2.1 span_info"
-    else:
-        refs = _turn_lists(references, n_turns, "references")
-        for key, turns in refs.items():
-            if not all(isinstance(t, str) for t in turns):
-                raise GoldDataError("references must be strings",
-                                    file=_source_name(references), dialogue=key)
-        sources["references"] = _source_name(references)
-    if gold_states is None:
-        states = {k: gold_states_from_metadata(d, file=file, dialogue_id=k)
-                  for k, d in dialogues.items()}
-        sources["gold_states"] = f"{Path(data).name}: 2.1 metadata"
-    else:
-        states = _turn_lists(gold_states, n_turns, "gold states")
-        for key, turns in states.items():
-            for index, state in enumerate(turns):
-                _check_gold_state(state, file=_source_name(gold_states), dialogue=key,
-                                  turn=index)
-        sources["gold_states"] = _source_name(gold_states)
-    for turns in refs.values():  # count reference n-grams once, for every system scored
-        for text in turns:
-            _ngram_counts(text)
-    return ResponseGold(goals, booked, refs, states, MultiwozDatabase.load(db_dir), sources)
-
-
-def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> None:
-    ok = isinstance(state, dict) and all(
-        isinstance(slots, dict) and all(isinstance(v, str) for v in slots.values())
-        for slots in state.values()
-    )
-    if not ok:
-        raise GoldDataError("a gold state must be {domain: {slot: string}}", file=file,
-                            dialogue=dialogue, turn=turn)
-
-
-# ---------------------------------------------------------------------------------------------
-# Problems
-# ---------------------------------------------------------------------------------------------
 
 
 class _Problems:
@@ -313,11 +120,6 @@ def _where(dialogue: str, turn: int | None = None) -> str:
     return f"dialogue {dialogue}" + ("" if turn is None else f" turn {turn}")
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading one prediction turn
-# ---------------------------------------------------------------------------------------------
-
-
 @dataclass
 class _Turn:
     response: str
@@ -325,17 +127,16 @@ class _Turn:
     state: State | None
     """Normalised predicted state, None when the turn has no ``state``."""
     active: list[str] | None
-    """Given active domains, None when absent or unusable."""
+    """Given active domains, None when absent."""
 
 
-def _read_response(turn: Mapping[str, Any], where: str, problems: _Problems) -> str:
-    if "response" not in turn:
+def _read_response(pred: PredTurn, where: str, problems: _Problems, bad: set) -> str:
+    raw = pred.response
+    if raw is None:
         problems.add("response_missing", where, "no 'response'; scored as ''")
         return ""
-    raw = turn["response"]
-    if not isinstance(raw, str):
-        kind = "response_null" if raw is None else "response_not_string"
-        problems.add(kind, where, f"response is {type(raw).__name__}; scored as ''")
+    if where in bad:
+        problems.add("response_not_string", where, "response is not a string; scored as ''")
         return ""
     if not raw.strip():
         problems.add("response_empty", where)
@@ -347,13 +148,15 @@ def _read_response(turn: Mapping[str, Any], where: str, problems: _Problems) -> 
 
 
 def _read_state(raw: Any, where: str, problems: _Problems) -> State:
-    if not isinstance(raw, dict):
+    """mwzeval's view of a raw predicted state: every string value as written (``none``,
+    ``not mentioned``, whitespace included), then mwzeval's key and value normalisation."""
+    if not isinstance(raw, Mapping):
         problems.add("bad_state", where, f"state is {type(raw).__name__}, not an object; "
                      "used as empty")
         return {}
     clean: dict[str, dict[str, str]] = {}
     for domain, slots in raw.items():
-        if not isinstance(slots, dict):
+        if not isinstance(slots, Mapping):
             problems.add("bad_state", where, f"domain {domain!r} is not an object; dropped")
             continue
         kept = {}
@@ -367,144 +170,31 @@ def _read_state(raw: Any, where: str, problems: _Problems) -> State:
     return normalize_state(clean)
 
 
-def _read_active(raw: Any, where: str, problems: _Problems) -> list[str] | None:
-    if isinstance(raw, list) and all(isinstance(d, str) for d in raw):
-        return list(raw)
-    problems.add("bad_active_domains", where, "active_domains must be a list of strings; "
-                 "estimated instead")
-    return None
-
-
-def _read_dialogue(key: str, turns: Any, n_gold: int, *, file: str | None,
-                   problems: _Problems) -> tuple[list[_Turn], bool, bool]:
-    """Turns within the gold length, and whether *all* turns (extra ones included) have
-    ``state`` / ``active_domains`` (mwzeval looks at every input turn)."""
-    if not isinstance(turns, list):
-        raise PredictionError("a dialogue must be a list of system turns", file=file,
-                              dialogue=key)
-    if len(turns) > n_gold:
-        problems.add("extra_turns", _where(key), f"{len(turns)} turns for {n_gold} system turns; "
-                     "the extra ones are ignored", count=len(turns) - n_gold)
-    if len(turns) < n_gold:
-        problems.add("missing_turns", _where(key), f"{len(turns)} of {n_gold} turns",
-                     count=n_gold - len(turns))
-    all_states = all_active = True
+def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: set,
+                memo: dict) -> list[_Turn]:
     read: list[_Turn] = []
     previous: tuple[Any, State] | None = None  # states often repeat turn after turn
-    for index, turn in enumerate(turns):
-        if not isinstance(turn, dict):
-            raise PredictionError("a turn must be an object with a 'response'", file=file,
-                                  dialogue=key, turn=index)
-        all_states &= "state" in turn
-        all_active &= "active_domains" in turn
-        if index >= n_gold:
-            continue
+    for index, pred in enumerate(preds):
         where = _where(key, index)
+        if pred is None:
+            pred = _GAP
         state = None
-        if "state" in turn:
-            if previous is not None and turn["state"] == previous[0]:
+        if pred.raw_state is not None:
+            if previous is not None and pred.raw_state == previous[0]:
                 state = previous[1]  # read-only downstream: sharing is safe
             else:
                 bad_before = problems.counts["bad_state"]
-                state = _read_state(turn["state"], where, problems)
+                state = _read_state(pred.raw_state, where, problems)
                 clean = problems.counts["bad_state"] == bad_before
-                previous = (turn["state"], state) if clean else None
-        active = (_read_active(turn["active_domains"], where, problems)
-                  if "active_domains" in turn else None)
-        read.append(_Turn(_read_response(turn, where, problems), state, active))
-    return read, all_states, all_active
-
-
-# ---------------------------------------------------------------------------------------------
-# BLEU
-# ---------------------------------------------------------------------------------------------
-
-
-_TOKENIZE_13A = get_tokenizer("13a")
-_PRETOKENIZED: dict[str, str] = {}
-"""13a tokenisations of reference texts loaded with the cached response gold."""
-
-
-@lru_cache(maxsize=1 << 17)
-def _ngram_counts(text: str) -> tuple[int, Counter]:
-    """sacrebleu 13a tokens of ``text.rstrip()`` -> (length, counts of its 1- to 4-grams).
-
-    One Counter holds all orders: unigrams are strings, longer n-grams tuples.
-    """
-    tokenized = _PRETOKENIZED.get(text)
-    tokens = (_TOKENIZE_13A(text.rstrip()) if tokenized is None else tokenized).split()
-    counts = Counter(tokens)
-    second, third = tokens[1:], tokens[2:]
-    counts.update(zip(tokens, second, strict=False))
-    counts.update(zip(tokens, second, third, strict=False))
-    counts.update(zip(tokens, second, third, tokens[3:], strict=False))
-    return len(tokens), counts
-
-
-def bleu_statistics(hyps: Sequence[str], refs: Sequence[str]) -> BleuStats:
-    """Per-segment BLEU statistics (one reference each, 13a, case-sensitive).
-
-    The same numbers as :func:`dst_eval.metrics.bleu.segment_statistics` (tests check it),
-    with every distinct text tokenised and counted once per process: references are
-    shared by every system scored and delexicalised hypotheses repeat.
-    """
-    n = len(hyps)
-    matches = np.zeros((n, 4), dtype=np.int64)
-    hyp_len = np.zeros(n, dtype=np.int64)
-    ref_len = np.zeros(n, dtype=np.int64)
-    for i, (hyp, ref) in enumerate(zip(hyps, refs, strict=True)):
-        hyp_len[i], hyp_counts = _ngram_counts(hyp)
-        ref_len[i], ref_counts = _ngram_counts(ref)
-        row = [0, 0, 0, 0]
-        for gram in hyp_counts.keys() & ref_counts.keys():
-            order = len(gram) - 1 if type(gram) is tuple else 0
-            row[order] += min(hyp_counts[gram], ref_counts[gram])
-        matches[i] = row
-    totals = np.maximum(0, hyp_len[:, None] - np.arange(4)[None, :])
-    return BleuStats(matches, totals, hyp_len, ref_len, "13a", False, 1)
+                previous = (pred.raw_state, state) if clean else None
+        active = list(pred.active_domains) if pred.active_domains is not None else None
+        read.append(_Turn(_read_response(pred, where, problems, bad), state, active))
+    return read
 
 
 @lru_cache(maxsize=1 << 17)
 def _lexdiv_tokens(text: str) -> tuple[str, ...]:
     return tuple(lexdiv_tokenize(text))
-
-
-def _corpus_bleu(stats: BleuStats) -> float:
-    """sacrebleu ``corpus_bleu`` at its defaults, from the per-segment statistics."""
-    return corpus_bleu_from_stats(stats) if len(stats) else 0.0
-
-
-# ---------------------------------------------------------------------------------------------
-# The engine
-# ---------------------------------------------------------------------------------------------
-
-
-def _match_ids(gold: ResponseGold, predictions: Mapping[str, Any], *, file: str | None,
-               problems: _Problems) -> dict[str, Any]:
-    matched: dict[str, Any] = {}
-    for raw_id, turns in predictions.items():
-        key = dialogue_key(raw_id)
-        if key not in gold.goals:
-            problems.add("unknown_dialogue", _where(str(raw_id)), "not in the gold data; ignored")
-            continue
-        if key in matched:
-            problems.add("duplicate_dialogue", _where(str(raw_id)),
-                         "same dialogue twice; the first is used")
-            continue
-        matched[key] = turns
-    return matched
-
-
-def score_responses(
-    gold: ResponseGold,
-    predictions: Mapping[str, Any],
-    *,
-    compat: bool,
-    missing: str = "wrong",
-    file: str | None = None,
-) -> dict[str, Any]:
-    """Score delexicalised responses (see the module docstring for inputs and output)."""
-    return _score_responses(gold, predictions, compat=compat, missing=missing, file=file)
 
 
 @dataclass
@@ -531,19 +221,40 @@ class _Run:
         self.refs.extend(refs)
 
 
-def _read_predictions(gold: ResponseGold, predictions: Mapping[str, Any], *,
-                      file: str | None, problems: _Problems) -> tuple[dict, bool, bool, bool]:
-    """Read turns of the known dialogues; whether every turn has state / active_domains,
-    and whether any turn has a state."""
+def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems
+               ) -> tuple[dict[str, list[_Turn]], bool, bool, bool]:
+    """Predicted turns of every gold dialogue that has a prediction (in prediction-file
+    order, within the gold length); whether every turn has state / active_domains, and
+    whether any turn has a state."""
+    by_dialogue: dict[str, list[PredTurn | None]] = {}
+    for gold_turn, pred in alignment.pairs:
+        by_dialogue.setdefault(dialogue_key(gold_turn.dialogue_id), []).append(pred)
+    bad = {_where(dialogue_key(i.dialogue or ""), i.turn)
+           for i in alignment.predictions.issues if i.kind == "bad_response"}
+    memo: dict = {}
     read: dict[str, list[_Turn]] = {}
     every_state = every_active = True
     any_state = False
-    for key, turns in _match_ids(gold, predictions, file=file, problems=problems).items():
-        read[key], all_states, all_active = _read_dialogue(
-            key, turns, gold.n_turns(key), file=file, problems=problems)
-        every_state &= all_states
-        every_active &= all_active
+    for raw_id, given in alignment.predictions.dialogues.items():
+        key = dialogue_key(raw_id)
+        if key not in gold.goals or key in read:
+            continue
+        n_gold = gold.n_turns(key)
+        n_read = min(len(given), n_gold)
+        if len(given) < n_gold:
+            problems.add("missing_turns", _where(key), f"{len(given)} of {n_gold} turns",
+                         count=n_gold - len(given))
+        preds = [p if p is not None else _GAP for p in by_dialogue.get(key, [])[:n_read]]
+        every_state &= all(p.raw_state is not None for p in given)
+        every_active &= all(p.active_domains is not None for p in given)
+        read[key] = _read_turns(key, preds, problems, bad, memo)
         any_state |= any(t.state is not None for t in read[key])
+    if alignment.n_extra_turns:
+        problems.add("extra_turns", "predictions", "turns beyond the gold dialogue length; "
+                     "ignored", count=alignment.n_extra_turns)
+    if alignment.extra_dialogues:
+        problems.add("unknown_dialogue", _where(alignment.extra_dialogues[0]),
+                     "not in the gold data; ignored", count=len(alignment.extra_dialogues))
     return read, every_state, every_active, any_state
 
 
@@ -570,27 +281,18 @@ def _score_dialogue(gold: ResponseGold, key: str, turns: list[_Turn], run: _Run,
         active.append(estimates[index])
         run.n_estimated += 1
     responses = [t.response for t in turns]
-    outcome = dialogue_inform_success(gold.goal_domains(key), responses, states, active,
+    outcome = dialogue_inform_success(gold.goals[key], responses, states, active,
                                       gold.booked[key], query=gold.database.query_set)
     run.add(key, outcome, responses, gold.references[key][:len(turns)], scored=True)
 
 
-def _score_responses(
-    gold: ResponseGold,
-    predictions: Mapping[str, Any],
-    *,
-    compat: bool,
-    missing: str,
-    file: str | None,
-) -> dict[str, Any]:
+def score_responses(gold: ResponseGold, alignment: Alignment, *, compat: bool,
+                    missing: str = "wrong") -> dict[str, Any]:
+    """Score delexicalised responses (see the module docstring for inputs and output)."""
     if missing not in MISSING_POLICIES:
         raise UsageError(f"unknown missing policy {missing!r}; known: wrong, skip")
-    if not isinstance(predictions, Mapping):
-        raise PredictionError("predictions must be a JSON object {dialogue_id: [turns]}",
-                              file=file)
     run = _Run(_Problems())
-    read, every_state, every_active, any_state = _read_predictions(
-        gold, predictions, file=file, problems=run.problems)
+    read, every_state, every_active, any_state = _predicted(gold, alignment, run.problems)
     gold_states = not every_state if compat else not any_state
     estimate_all = compat and not every_active
     absent = [k for k in gold.dialogue_ids if k not in read]
@@ -598,14 +300,13 @@ def _score_responses(
         run.problems.add("missing_dialogues",
                          f"{len(absent)} of {len(gold.dialogue_ids)} dialogues",
                          "e.g. " + ", ".join(absent[:3]), count=len(absent))
-
     for key in gold.dialogue_ids:
         turns = read.get(key)
         n_gold = gold.n_turns(key)
         if turns is None:
             if missing == "wrong":
                 run.n_padded += n_gold
-                run.add(key, DialogueOutcome.failed(gold.goal_domains(key)), [""] * n_gold,
+                run.add(key, DialogueOutcome.failed(gold.goals[key]), [""] * n_gold,
                         gold.references[key], scored=False)
             continue
         n_read = len(turns)
@@ -615,7 +316,8 @@ def _score_responses(
         _score_dialogue(gold, key, turns, run, n_read=n_read, gold_states=gold_states,
                         estimate_all=estimate_all)
     if not run.outcomes:
-        raise PredictionError("no prediction matches a gold dialogue", file=file)
+        raise PredictionError("no prediction matches a gold dialogue",
+                              file=alignment.predictions.source)
     if not compat and run.n_estimated and run.n_given:
         run.problems.add("missing_active_domains", f"{run.n_estimated} turns",
                          "estimated from states", count=run.n_estimated)
@@ -624,13 +326,19 @@ def _score_responses(
     return _result(gold, run, given, gold_states=gold_states, n_read=len(read))
 
 
+def bleu_statistics(hyps: Sequence[str], refs: Sequence[str]) -> BleuStats:
+    """Per-segment BLEU statistics of normalised responses: :func:`metrics.bleu.
+    segment_statistics` with sacrebleu's defaults (13a, case-sensitive, one reference)."""
+    return segment_statistics(hyps, refs, tokenize="13a")
+
+
 def _result(gold: ResponseGold, run: _Run, given: list[str], *, gold_states: bool,
             n_read: int) -> dict[str, Any]:
     rates = inform_success_rates(run.outcomes)
     stats = bleu_statistics(run.hyps, run.refs)
-    bleu = _corpus_bleu(stats)
+    bleu = corpus_bleu_from_stats(stats) if len(stats) else 0.0
     rich = richness([_lexdiv_tokens(r) for r in given]) if given else None
-    inform, success = rates.inform(), rates.success()
+    inform, success = rates.inform_fraction(), rates.success_fraction()
     inform_rates, success_rates = rates.inform_rates(), rates.success_rates()
     official = {
         "bleu": {"mwz22": bleu},
@@ -640,6 +348,7 @@ def _result(gold: ResponseGold, run: _Run, given: list[str], *, gold_states: boo
         },
         "richness": rich,
     }
+    inform_fractions, success_fractions = rates.inform_fractions(), rates.success_fractions()
     return {
         "setting": "policy-optimisation" if gold_states else "end-to-end",
         "state_source": "gold" if gold_states else "predicted",
@@ -648,9 +357,9 @@ def _result(gold: ResponseGold, run: _Run, given: list[str], *, gold_states: boo
         "inform": inform,
         "success": success,
         "bleu": bleu,
-        "combined": 0.5 * (inform + success) + bleu,
-        "inform_by_domain": {k: v for k, v in inform_rates.items() if k != "total"},
-        "success_by_domain": {k: v for k, v in success_rates.items() if k != "total"},
+        "combined": 50.0 * (inform + success) + bleu,
+        "inform_by_domain": {k: v for k, v in inform_fractions.items() if k != "total"},
+        "success_by_domain": {k: v for k, v in success_fractions.items() if k != "total"},
         "richness": rich,
         "counts": {
             "dialogues_gold": len(gold.dialogue_ids),

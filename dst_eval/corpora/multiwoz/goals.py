@@ -1,7 +1,9 @@
-"""Goals, booked domains and gold states from MultiWOZ 2.1 ``data.json`` (mwzeval's inputs).
+"""Goals, booked domains and gold states of the loaded MultiWOZ gold (mwzeval's inputs).
 
 mwzeval ships ``goals.json`` and ``booked_domains.json``; here they are derived from the
-``goal`` and ``log[*].metadata`` fields of the 2.1 data by the rules below (tests compare
+loaded :class:`~dst_eval.gold.GoldDialogue` -- its ``goal`` (the 2.1 ``goal`` field) and
+its turns' ``system_annotations`` (``booked_domains``, ``belief``), which
+:mod:`.loader21` reads from ``log[*].metadata`` -- by the rules below (tests compare
 every entry with the shipped files for val + test: identical).
 
 **Goal** (:func:`derive_goal`), for each domain in the order restaurant, hotel, attraction,
@@ -18,14 +20,16 @@ train, taxi, police, hospital whose goal entry is a non-empty object:
 
 **Booked domains** (:func:`booked_domains`): for system turn ``i`` (odd log entries), the
 domains whose ``metadata[d].book.booked`` list was non-empty at turn ``i`` or before, in
-metadata order, **taxi excluded** (a taxi booking yields no reference number).
+metadata order, **taxi excluded** (a taxi booking yields no reference number); the loader
+stores them as ``system_annotations["booked_domains"]``.
 
 **Gold states** (:func:`gold_states`) -- the approximation of mwzeval's 2.2 gold states
 (``approx_gold_states_mwz21_test.json`` is exactly this): for system turn ``i``, per domain
 in metadata order, the ``semi`` slots then the ``book`` slots (``book`` + key:
 ``bookday``), keys normalised as above, dropping the values ``''``, ``none``,
 ``not mentioned`` and dontcare (mwzeval drops dontcare from 2.2 gold states), values
-normalised; empty domains omitted.
+normalised; empty domains omitted (:func:`mwzeval_state` of the turn's
+``system_annotations["belief"]``).
 
 **Gold states from MultiWOZ 2.2** (:func:`gold_states_from_mwz22`, what mwzeval itself
 uses): for the system turn at position ``2i + 1``, the frames of the user turn before it;
@@ -39,14 +43,12 @@ Dialogue ids are matching keys (:func:`dst_eval.gold.dialogue_key`: lower-case, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_slot_name, normalize_value
 from dst_eval.errors import GoldDataError
-from dst_eval.gold import dialogue_key
-from dst_eval.jsonio import read_json
+from dst_eval.gold import GoldDialogue, GoldTurn
 from dst_eval.metrics.inform_success import GoalDomain
 
 GOAL_DOMAINS: tuple[str, ...] = (
@@ -64,40 +66,6 @@ Goal = dict[str, dict[str, Any]]
 """``{domain: {"informable": {...}, "requestable": [...], "booking": {...} | []}}``."""
 
 
-def load_multiwoz21(path: str | Path, *, ids: Iterable[str] | None = None) -> dict[str, dict]:
-    """Read a MultiWOZ 2.1 ``data.json`` (or a split file, or its ``.zip``) as
-    ``{dialogue key: dialogue}``; ``ids`` (e.g. the lines of ``testListFile``) restricts it."""
-    data = read_json(path, error=GoldDataError)
-    if not isinstance(data, dict):
-        raise GoldDataError("expected a MultiWOZ 2.1 object {dialogue id: dialogue}",
-                            file=str(path))
-    wanted = None if ids is None else {dialogue_key(i) for i in ids if str(i).strip()}
-    out: dict[str, dict] = {}
-    for raw_id, dialogue in data.items():
-        key = dialogue_key(raw_id)
-        if wanted is not None and key not in wanted:
-            continue
-        if not isinstance(dialogue, dict) or not isinstance(dialogue.get("log"), list):
-            raise GoldDataError("expected an object with a 'log' list", file=str(path),
-                                dialogue=raw_id)
-        if not isinstance(dialogue.get("goal"), dict):
-            raise GoldDataError("expected a 'goal' object", file=str(path), dialogue=raw_id)
-        if key in out:
-            raise GoldDataError("duplicate dialogue id", file=str(path), dialogue=raw_id)
-        out[key] = dialogue
-    if wanted is not None and (absent := wanted - out.keys()):
-        raise GoldDataError(
-            f"{len(absent)} listed dialogues are not in the data (e.g. {min(absent)})",
-            file=str(path),
-        )
-    return out
-
-
-def system_turns(dialogue: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The system turns of a 2.1 dialogue: the odd entries of ``log``."""
-    return dialogue["log"][1::2]
-
-
 def derive_goal(raw_goal: Mapping[str, Any], *, file: str | None = None,
                 dialogue: str | None = None) -> Goal:
     """mwzeval's goal of one dialogue from its 2.1 ``goal`` field (rules in the module doc)."""
@@ -106,12 +74,13 @@ def derive_goal(raw_goal: Mapping[str, Any], *, file: str | None = None,
         entry = raw_goal.get(domain)
         if not entry:
             continue
-        if not isinstance(entry, dict):
+        if not isinstance(entry, Mapping):
             raise GoldDataError(f"goal of domain {domain!r} is not an object", file=file,
                                 dialogue=dialogue)
         info = entry.get("info", {})
         requests = entry.get("reqt", [])
-        if not isinstance(info, dict) or not isinstance(requests, list):
+        if not isinstance(info, Mapping) or not isinstance(requests, Sequence) or isinstance(
+                requests, str):
             raise GoldDataError(f"goal of domain {domain!r}: 'info' must be an object and "
                                 "'reqt' a list", file=file, dialogue=dialogue)
         informable = {}
@@ -137,7 +106,7 @@ def derive_goal(raw_goal: Mapping[str, Any], *, file: str | None = None,
                 requestable.append("REFERENCE")
         booking: dict[str, Any] | list = []
         if has_booking:
-            if not isinstance(entry["book"], dict):
+            if not isinstance(entry["book"], Mapping):
                 raise GoldDataError(f"goal 'book' of domain {domain!r} is not an object",
                                     file=file, dialogue=dialogue)
             booking = {k: v for k, v in entry["book"].items() if k not in BOOKING_FLAGS}
@@ -153,58 +122,49 @@ def goal_domains(goal: Mapping[str, Mapping[str, Any]]) -> dict[str, GoalDomain]
     }
 
 
-def _metadata(turn: Any, *, file: str | None, dialogue: str, index: int) -> Mapping[str, Any]:
-    metadata = turn.get("metadata") if isinstance(turn, dict) else None
-    if not isinstance(metadata, dict):
-        raise GoldDataError("system turn without a 'metadata' object", file=file,
-                            dialogue=dialogue, turn=index)
-    return metadata
+def dialogue_goal(dialogue: GoldDialogue, *, file: str | None = None) -> Goal:
+    """mwzeval's goal of a loaded dialogue (its ``goal``); a dialogue without one is an error."""
+    if not isinstance(dialogue.goal, Mapping):
+        raise GoldDataError("expected a 'goal' object (response metrics need the user goal)",
+                            file=file, dialogue=dialogue.dialogue_id)
+    return derive_goal(dialogue.goal, file=file, dialogue=dialogue.dialogue_id)
 
 
-def booked_domains(dialogue: Mapping[str, Any], *, file: str | None = None,
-                   dialogue_id: str = "?") -> list[list[str]]:
+def _annotation(turn: GoldTurn, name: str, file: str | None) -> Any:
+    value = turn.system_annotations.get(name)
+    if value is None:
+        raise GoldDataError(f"the gold has no {name!r} for this turn (MultiWOZ 2.1 data.json "
+                            "or --goals needed)", file=file, dialogue=turn.dialogue_id,
+                            turn=turn.turn_index)
+    return value
+
+
+def booked_domains(dialogue: GoldDialogue, *, file: str | None = None) -> list[list[str]]:
     """Per system turn, the domains booked so far (metadata order, taxi excluded)."""
-    booked: set[str] = set()
-    out: list[list[str]] = []
-    for index, turn in enumerate(system_turns(dialogue)):
-        metadata = _metadata(turn, file=file, dialogue=dialogue_id, index=index)
-        for domain, frame in metadata.items():
-            if domain in NOT_BOOKABLE_FOR_REFERENCE or not isinstance(frame, dict):
+    return [list(_annotation(t, "booked_domains", file)) for t in dialogue.turns]
+
+
+def mwzeval_state(belief: Sequence[tuple[str, Sequence[tuple[str, str]]]]
+                  ) -> dict[str, dict[str, str]]:
+    """mwzeval's normalised gold state from a turn's ``belief`` ``((domain, ((slot, value),
+    ...)), ...)``: keys normalised, dontcare spellings dropped, values normalised."""
+    state: dict[str, dict[str, str]] = {}
+    for domain, items in belief:
+        slots: dict[str, str] = {}
+        for name, value in items:
+            if value in DROPPED_STATE_VALUES:
                 continue
-            if (frame.get("book") or {}).get("booked"):
-                booked.add(domain)
-        out.append([d for d in metadata if d in booked])
-    return out
+            key = normalize_slot_name(name)
+            slots[key] = normalize_value(key, value)
+        if slots:
+            state[domain] = slots
+    return state
 
 
-def gold_states(dialogue: Mapping[str, Any], *, file: str | None = None,
-                dialogue_id: str = "?") -> list[dict[str, dict[str, str]]]:
-    """Per system turn, the mwzeval-normalised belief state from the 2.1 metadata."""
-    states: list[dict[str, dict[str, str]]] = []
-    for index, turn in enumerate(system_turns(dialogue)):
-        metadata = _metadata(turn, file=file, dialogue=dialogue_id, index=index)
-        state: dict[str, dict[str, str]] = {}
-        for domain, frame in metadata.items():
-            if not isinstance(frame, dict):
-                raise GoldDataError(f"metadata of domain {domain!r} is not an object",
-                                    file=file, dialogue=dialogue_id, turn=index)
-            slots: dict[str, str] = {}
-            semi = frame.get("semi") or {}
-            book = frame.get("book") or {}
-            items = [(normalize_slot_name(k), v) for k, v in semi.items()]
-            items += [("book" + normalize_slot_name(k), v) for k, v in book.items()
-                      if k != "booked"]
-            for key, value in items:
-                if not isinstance(value, str):
-                    raise GoldDataError(f"state value of {domain}-{key} is not a string",
-                                        file=file, dialogue=dialogue_id, turn=index)
-                if value in DROPPED_STATE_VALUES:
-                    continue
-                slots[key] = normalize_value(key, value)
-            if slots:
-                state[domain] = slots
-        states.append(state)
-    return states
+def gold_states(dialogue: GoldDialogue, *, file: str | None = None
+                ) -> list[dict[str, dict[str, str]]]:
+    """Per system turn, the mwzeval-normalised belief state (:func:`mwzeval_state`)."""
+    return [mwzeval_state(_annotation(t, "belief", file)) for t in dialogue.turns]
 
 
 def gold_states_from_mwz22(dialogue: Mapping[str, Any], *,

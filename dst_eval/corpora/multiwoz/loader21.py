@@ -24,6 +24,16 @@ Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeab
 
 Per turn: ``requested_slots`` and ``active_intents`` are empty (2.1 has none), ``services`` =
 domains present in the state, ``system_response`` = the system text, no frames.
+``system_annotations`` (what MultiWOZ response scoring needs, :mod:`.response_gold`):
+``span_info`` (the system turn's ``[act, slot, value, first word, last word]`` spans, as
+tuples), ``span_unit`` = ``"word"``, ``booked_domains`` (domains whose ``book.booked`` was
+non-empty at this turn or before, metadata order, taxi excluded) and ``belief``
+(``((domain, ((slot, value), ...)), ...)``: every annotated slot in metadata order, ``semi``
+then ``book`` (as ``book<slot>``), values as written except ``""``, ``none`` and
+``not mentioned``).
+
+Speed: typed decoding (msgspec) of only ``goal`` and ``log[*].text/metadata/span_info``;
+each domain's metadata stays raw JSON and is parsed once per distinct content.
 ``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples);
 ``GoldDialogue.services`` = the goal's domains with a non-empty goal, in goal order.
 ``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots); every annotated
@@ -35,11 +45,16 @@ dialogue and the turn by its position in ``log``.
 
 from __future__ import annotations
 
+import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
+
+import msgspec
+import orjson
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import deep_freeze
@@ -57,6 +72,11 @@ LIST_FILES = {"test": "testListFile", "dev": "valListFile"}
 SPLIT_NAMES = {"test": "test", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev",
                "train": "train"}
 _LIST_SUFFIXES = ("", ".txt", ".json")
+NOT_BOOKABLE_FOR_REFERENCE = frozenset({"taxi"})
+"""Domains whose booking gives no reference number: not in ``booked_domains`` (mwzeval)."""
+_SNIFF_BYTES = 1 << 20
+_LOG_LIST = re.compile(rb'"log"\s*:\s*\[')
+"""A ``log`` list, looked for in the first :data:`_SNIFF_BYTES` of a JSON object."""
 
 
 def canonical_value(value: str) -> str | None:
@@ -81,7 +101,10 @@ def canonical_key(domain: str, slot: str, *, book: bool) -> str:
 
 
 def sniff(path: str | Path) -> bool:
-    """True if ``path`` is a ``data.json``-style file (dialogues with ``log``) or its zip."""
+    """True if ``path`` is a ``data.json``-style file (dialogues with ``log``) or its zip.
+
+    Looks at the first MiB only (no parse): a JSON object with a ``log`` list in it.
+    """
     path = Path(path)
     if path.suffix not in (".json", ".zip") or not path.is_file():
         return False
@@ -89,19 +112,14 @@ def sniff(path: str | Path) -> bool:
         if path.suffix == ".zip":
             with zipfile.ZipFile(path) as archive:
                 member = _data_member(archive, path)
-                data = archive.read(member)
+                with archive.open(member) as stream:
+                    head = stream.read(_SNIFF_BYTES)
         else:
-            data = read_bytes(path)
-        head = data[:1 << 20].lstrip()
-        if not head.startswith(b"{") or b'"log"' not in head:
-            return False
-        parsed = parse_json_bytes(data, file=str(path))
+            with path.open("rb") as stream:
+                head = stream.read(_SNIFF_BYTES)
     except (DstEvalError, OSError, ValueError, zipfile.BadZipFile):
         return False
-    if not isinstance(parsed, dict) or not parsed:
-        return False
-    first = next(iter(parsed.values()))
-    return isinstance(first, dict) and isinstance(first.get("log"), list)
+    return head.lstrip().startswith(b"{") and _LOG_LIST.search(head) is not None
 
 
 def load(path: str | Path, *, split: str | None = None) -> GoldSet:
@@ -115,10 +133,9 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     if split is not None and split.lower() not in SPLIT_NAMES:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     data, list_files, file = _read(path)
-    if not isinstance(data, dict):
-        raise GoldDataError("expected a JSON object {dialogue_id: dialogue}", file=file)
     ids = _select(data, list_files, split, file)
-    dialogues = tuple(_build_dialogue(did, data[did], file) for did in ids)
+    memo: dict[tuple[str, bytes], _DomainRead] = {}
+    dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
         raise GoldDataError("no dialogues", file=file)
     config = corpus_config(CORPUS)
@@ -157,7 +174,7 @@ def _parse_id_list(text: bytes, file: str) -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
-def _read(path: Path) -> tuple[Any, dict[str, tuple[str, list[str]]], str]:
+def _read(path: Path) -> tuple[dict[str, _Dialogue], dict[str, tuple[str, list[str]]], str]:
     """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name."""
     lists: dict[str, tuple[str, list[str]]] = {}
     if path.suffix == ".zip":
@@ -165,7 +182,7 @@ def _read(path: Path) -> tuple[Any, dict[str, tuple[str, list[str]]], str]:
             with zipfile.ZipFile(path) as archive:
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
-                data = parse_json_bytes(archive.read(member), file=file)
+                data = _decode(archive.read(member), file)
                 names = {PurePosixPath(n).name: n for n in archive.namelist()}
                 for split, stem in LIST_FILES.items():
                     for suffix in _LIST_SUFFIXES:
@@ -177,7 +194,7 @@ def _read(path: Path) -> tuple[Any, dict[str, tuple[str, list[str]]], str]:
         except zipfile.BadZipFile:
             raise GoldDataError("not a valid zip file", file=str(path)) from None
         return data, lists, file
-    data = parse_json_bytes(read_bytes(path), file=str(path))
+    data = _decode(read_bytes(path), str(path))
     for split, stem in LIST_FILES.items():
         for suffix in _LIST_SUFFIXES:
             candidate = path.parent / (stem + suffix)
@@ -218,102 +235,213 @@ def _select(
 # ------------------------------------------------------------------------------------ building
 
 
+class _LogEntry(msgspec.Struct):
+    """A ``log`` entry, decoded lazily: ``metadata`` stays raw JSON per domain, so a domain
+    whose metadata repeats the previous turn's (most of them) is never parsed again."""
+
+    text: Any = None
+    metadata: dict[str, msgspec.Raw] | None = None
+    span_info: Any = None
 
 
-_KEYS: dict[tuple[str, str, bool], str] = {}
+class _Dialogue(msgspec.Struct):
+    goal: dict[str, msgspec.Raw] | None = None
+    log: list[_LogEntry] | None = None
 
 
-def _state(metadata: Any, where: dict, memo: dict | None = None) -> dict[str, tuple[str]]:
-    """The canonical state of one system turn's ``metadata``. ``memo`` (per dialogue) maps a
-    domain to its previous ``(parts, items)``: consecutive turns mostly repeat a domain's
-    metadata unchanged, and an equal dict (compared in C) gives the same items."""
-    if type(metadata) is not dict:
-        raise GoldDataError("system turn 'metadata' must be an object", **where)
-    state: dict[str, tuple[str]] = {}
-    keys = _KEYS
-    for domain, parts in metadata.items():
-        if type(parts) is not dict:
-            raise GoldDataError(f"metadata of domain {domain!r} must be an object", **where)
-        if memo is not None:
-            previous = memo.get(domain)
-            if previous is not None and previous[0] == parts:
-                for key, value in previous[1]:
-                    if key in state and state[key] != value:
-                        raise GoldDataError(f"slot {key!r} is set twice with different values",
-                                            **where)
-                    state[key] = value
-                continue
-            before = set(state)
-        for part in ("semi", "book"):
-            slots = parts.get(part)
-            if slots is None:
-                continue
-            if type(slots) is not dict:
-                raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)
-            book = part == "book"
-            for slot, value in slots.items():
-                if type(value) is not str:
-                    if book and slot == "booked":
-                        continue
-                    raise GoldDataError(
-                        f"value of {domain}.{part}.{slot} must be a string, not "
-                        f"{type(value).__name__}",
-                        **where,
-                    )
-                if value in EMPTY_VALUES:  # fast path: most slots are "" or "not mentioned"
-                    continue
-                canonical = canonical_value(value)
-                if canonical is None:
-                    continue
-                key = keys.get((domain, slot, book))
-                if key is None:
-                    key = keys[(domain, slot, book)] = canonical_key(domain, slot, book=book)
-                if key in state and state[key] != (canonical,):
-                    raise GoldDataError(f"slot {key!r} is set twice with different values", **where)
-                state[key] = (canonical,)
-        if memo is not None:
-            memo[domain] = (parts, [(k, v) for k, v in state.items() if k not in before])
-    return state
+_EMPTY_OBJECT = re.compile(rb"\{\s*\}")
+_MISSING = object()
 
 
-def _build_dialogue(dialogue_id: str, raw: Any, file: str) -> GoldDialogue:
-    where: dict = {"file": file, "dialogue": dialogue_id}
+class _Goal(Mapping):
+    """A dialogue's ``goal``, read-only: each entry is parsed (and deep-frozen) on first
+    access -- only response scoring reads goals, DST never pays for them."""
+
+    __slots__ = ("_raw", "_parsed")
+
+    def __init__(self, raw: dict[str, msgspec.Raw]) -> None:
+        self._raw = raw
+        self._parsed: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._parsed.get(key, _MISSING)
+        if value is _MISSING:
+            value = self._parsed[key] = deep_freeze(orjson.loads(bytes(self._raw[key])))
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return f"_Goal({dict(self.items())!r})"
+
+
+_DECODER = msgspec.json.Decoder(dict[str, _Dialogue])
+
+_DomainRead = tuple[tuple[tuple[str, tuple[str]], ...], tuple[tuple[str, str], ...], bool]
+"""One domain's metadata read: canonical ``(key, (value,))`` items, the ``belief`` items
+``(slot, value)`` (see :func:`_read_domain`) and whether ``book.booked`` is non-empty."""
+
+
+def _decode(data: bytes, file: str) -> dict[str, _Dialogue]:
+    """Typed decoding of only what the loader needs; on a shape error the generic parse
+    names the dialogue and turn (:func:`_shape_error`)."""
+    try:
+        decoded = _DECODER.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raw = parse_json_bytes(data, file=file)  # invalid JSON: its own one-line error
+        _shape_error(raw, file)
+        raise GoldDataError(f"unexpected data.json structure ({exc})", file=file) from None
+    return decoded
+
+
+def _shape_error(raw: Any, file: str) -> None:
+    """Raise the precise error for a structure the typed decoder rejected."""
     if not isinstance(raw, dict):
-        raise GoldDataError("dialogue is not an object", **where)
-    log = raw.get("log")
-    if not isinstance(log, list):
+        raise GoldDataError("expected a JSON object {dialogue_id: dialogue}", file=file)
+    for dialogue_id, dialogue in raw.items():
+        where: dict = {"file": file, "dialogue": dialogue_id}
+        if not isinstance(dialogue, dict):
+            raise GoldDataError("dialogue is not an object", **where)
+        if dialogue.get("goal") is not None and not isinstance(dialogue["goal"], dict):
+            raise GoldDataError("'goal' must be an object", **where)
+        log = dialogue.get("log")
+        if log is not None and not isinstance(log, list):
+            raise GoldDataError("dialogue has no 'log' list", **where)
+        for index, entry in enumerate(log or ()):
+            if not isinstance(entry, dict):
+                raise GoldDataError("log entry needs a string 'text'", **where, turn=index)
+            metadata = entry.get("metadata")
+            if metadata is not None and not isinstance(metadata, dict):
+                if index % 2:
+                    raise GoldDataError("system turn 'metadata' must be an object", **where,
+                                        turn=index)
+                raise GoldDataError("a user turn (even log position) carries metadata: the "
+                                    "log does not alternate user/system", **where, turn=index)
+
+
+def _read_domain(domain: str, raw: bytes, where: dict) -> _DomainRead:
+    """Canonical items, belief items and the booked flag of one domain's metadata.
+
+    ``belief`` keeps every slot as annotated -- ``semi`` slots then ``book`` slots
+    (named ``book`` + slot), values as written -- except the values ``""``, ``none`` and
+    ``not mentioned`` (exact spellings): the input of mwzeval's gold states
+    (:func:`dst_eval.corpora.multiwoz.goals.mwzeval_state`).
+    """
+    parts = parse_json_bytes(raw, file=where["file"])
+    if type(parts) is not dict:
+        raise GoldDataError(f"metadata of domain {domain!r} must be an object", **where)
+    items: list[tuple[str, tuple[str]]] = []
+    belief: list[tuple[str, str]] = []
+    booked = False
+    for part in ("semi", "book"):
+        slots = parts.get(part)
+        if slots is None:
+            continue
+        if type(slots) is not dict:
+            raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)
+        book = part == "book"
+        for slot, value in slots.items():
+            if type(value) is not str:
+                if book and slot == "booked":
+                    booked = bool(value)
+                    continue
+                raise GoldDataError(
+                    f"value of {domain}.{part}.{slot} must be a string, not "
+                    f"{type(value).__name__}",
+                    **where,
+                )
+            if book and slot == "booked":
+                booked = bool(value)
+            if value in EMPTY_VALUES:  # fast path: most slots are "" or "not mentioned"
+                continue
+            belief.append((f"book{slot}" if book else slot, value))
+            canonical = canonical_value(value)
+            if canonical is None:
+                continue
+            items.append((canonical_key(domain, slot, book=book), (canonical,)))
+    return tuple(items), tuple(belief), booked
+
+
+def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
+                    domains: dict[tuple[str, bytes], _DomainRead]) -> GoldDialogue:
+    """One dialogue; ``domains`` memoises :func:`_read_domain` by raw metadata bytes."""
+    where: dict = {"file": file, "dialogue": dialogue_id}
+    log = raw.log
+    if log is None:
         raise GoldDataError("dialogue has no 'log' list", **where)
-    goal = raw.get("goal")
-    if goal is not None and not isinstance(goal, dict):
-        raise GoldDataError("'goal' must be an object", **where)
+    goal = raw.goal
     turns: list[GoldTurn] = []
-    memo: dict = {}
+    booked: set[str] = set()
+    previous: tuple | None = None
     for user_index in range(0, len(log) - 1, 2):
         user, system = log[user_index], log[user_index + 1]
-        for index, entry in ((user_index, user), (user_index + 1, system)):
-            if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-                raise GoldDataError("log entry needs a string 'text'", **where, turn=index)
-        if user.get("metadata"):
+        if not isinstance(user.text, str):
+            raise GoldDataError("log entry needs a string 'text'", **where, turn=user_index)
+        if not isinstance(system.text, str):
+            raise GoldDataError("log entry needs a string 'text'", **where, turn=user_index + 1)
+        if user.metadata:
             raise GoldDataError(
                 "a user turn (even log position) carries metadata: the log does not alternate "
                 "user/system",
                 **where,
                 turn=user_index,
             )
-        state = _state(system.get("metadata"), {**where, "turn": user_index + 1}, memo)
+        metadata = system.metadata
+        if metadata is None:
+            raise GoldDataError("system turn 'metadata' must be an object", **where,
+                                turn=user_index + 1)
+        raws = tuple((domain, bytes(value)) for domain, value in metadata.items())
+        if previous is not None and raws == previous[0]:
+            _raws, frozen, services, belief, booked_now = previous
+        else:
+            turn_where = {**where, "turn": user_index + 1}
+            state: dict[str, tuple[str]] = {}
+            belief_items = []
+            for domain_raw in raws:
+                read = domains.get(domain_raw)
+                if read is None:
+                    read = domains[domain_raw] = _read_domain(*domain_raw, turn_where)
+                items, domain_belief, is_booked = read
+                for key, value in items:
+                    if key in state and state[key] != value:
+                        raise GoldDataError(f"slot {key!r} is set twice with different values",
+                                            **turn_where)
+                    state[key] = value
+                if domain_belief:
+                    belief_items.append((domain_raw[0], domain_belief))
+                if is_booked and domain_raw[0] not in NOT_BOOKABLE_FOR_REFERENCE:
+                    booked.add(domain_raw[0])
+            frozen = freeze_state(state)
+            services = tuple(dict.fromkeys(key.partition("-")[0] for key in frozen))
+            belief = tuple(belief_items)
+            booked_now = tuple(domain for domain, _ in raws if domain in booked)
+            previous = (raws, frozen, services, belief, booked_now)
+        spans = system.span_info
+        if isinstance(spans, list):
+            spans = tuple(tuple(s) if isinstance(s, list) else s for s in spans)
         turns.append(GoldTurn(
             dialogue_id=dialogue_id,
             turn_index=len(turns),
-            user_utterance=user["text"],
-            state=freeze_state(state),
-            services=tuple(dict.fromkeys(key.partition("-")[0] for key in sorted(state))),
-            system_response=system["text"],
+            user_utterance=user.text,
+            state=frozen,
+            services=services,
+            system_response=system.text,
             raw_turn_index=user_index,
+            system_annotations=MappingProxyType({
+                "span_info": () if spans is None else spans, "span_unit": "word",
+                "booked_domains": booked_now, "belief": belief,
+            }),
         ))
-    services: tuple[str, ...] = ()
-    if goal:
-        services = tuple(d for d, g in goal.items() if isinstance(g, dict) and g)
-    frozen_goal: Mapping | None = deep_freeze(goal) if goal is not None else None
+    services_goal: tuple[str, ...] = ()
+    if goal:  # entries that are non-empty objects
+        texts = {d: bytes(g) for d, g in goal.items()}
+        services_goal = tuple(d for d, g in texts.items() if g[:1] == b"{"
+                              and not _EMPTY_OBJECT.fullmatch(g))
+    frozen_goal = MappingProxyType(_Goal(goal)) if goal is not None else None
     return GoldDialogue(
-        dialogue_id=dialogue_id, turns=tuple(turns), services=services, goal=frozen_goal
+        dialogue_id=dialogue_id, turns=tuple(turns), services=services_goal, goal=frozen_goal
     )

@@ -1,24 +1,24 @@
-"""MultiWOZ response metrics in a report: the mwzeval engine (:mod:`dst_eval.multiwoz.response`).
+"""MultiWOZ response metrics in a report: the mwzeval engine (:mod:`.engine`).
 
 Resources
 ---------
-* **goals, booked domains, references, gold states** come from the MultiWOZ 2.1
-  ``data.json`` (file or zip): the gold itself for ``--corpus multiwoz21``, or
-  ``--goals PATH`` for MultiWOZ 2.2 gold (2.2 has no goals). For 2.2 gold the BLEU
-  references are built from the 2.2 span annotations of the gold directory.
+* **goals, booked domains, references, gold states** come from the loaded gold
+  (:mod:`.response_gold`): the MultiWOZ 2.1 ``GoldSet`` itself, or for MultiWOZ 2.2 gold
+  (2.2 has no goals) the 2.1 annotations of ``--goals PATH`` attached to it
+  (:func:`.response_gold.with_mwz21_annotations`); for a 2.2 split folder the BLEU
+  references are built from the 2.2 span annotations (``dialog_acts.json``).
 * **database**: ``--db DIR`` (the four ``*_db.json`` files), else ``db/`` next to the gold.
 * ``--references FILE`` / ``--gold-states FILE`` (mwzeval format) replace the derived ones.
 
 The ``mwzeval`` profile runs the engine in compatibility mode (mwzeval 7f19ee0 number for
 number, including its whole-input fallbacks); any other profile runs it strictly (nothing
 mutated, missing dialogues/turns count as failures unless ``--missing skip``).
-Scores: ``inform``/``success`` as fractions, ``bleu`` 0–100, ``combined`` =
-0.5·(100·inform + 100·success) + BLEU, richness as mwzeval computes it.
+Scores: ``inform``/``success`` as fractions (as the engine returns them), ``bleu`` 0–100,
+``combined`` = 50·(inform + success) + BLEU, richness as mwzeval computes it.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,6 @@ from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
 from dst_eval.metrics.resampling import BleuMetric, bleu_table
 from dst_eval.options import EvalOptions
-from dst_eval.predictions.model import PredTurn
 from dst_eval.responses import ResponseResources
 from dst_eval.result import Result
 
@@ -60,43 +59,6 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=4)
-def _response_gold(data: str, db: str, ids: tuple[str, ...], references: str | None,
-                   gold_states: str | None, mwz22_dir: str | None):
-    from dst_eval.corpora.multiwoz.delex import load_mwz22_references
-    from dst_eval.corpora.multiwoz.engine import load_response_gold
-
-    refs: Any = references
-    if refs is None and mwz22_dir is not None:
-        refs = load_mwz22_references(mwz22_dir)
-    return load_response_gold(data, db, ids=ids, references=refs, gold_states=gold_states)
-
-
-def _nested(state) -> dict[str, Any]:
-    if all(isinstance(v, dict) for v in state.values()):
-        return dict(state)
-    nested: dict[str, dict[str, Any]] = {}
-    for key, value in state.items():
-        if isinstance(value, dict):
-            nested.setdefault(key, {}).update(value)
-            continue
-        domain, _, slot = str(key).partition("-")
-        nested.setdefault(domain, {})[slot] = value
-    return nested
-
-
-def _engine_turn(pred: PredTurn) -> dict[str, Any]:
-    turn: dict[str, Any] = {}
-    if pred.response is not None:
-        turn["response"] = pred.response
-    state = pred.raw_state if pred.raw_state is not None else pred.state
-    if state is not None:
-        turn["state"] = _nested(state)
-    if pred.active_domains is not None:
-        turn["active_domains"] = list(pred.active_domains)
-    return turn
-
-
 def _not_applicable(reason: str, target: Result | None) -> Result:
     names = ("inform", "success", "bleu", "combined")
     return (target or Result()).add(not_applicable=dict.fromkeys(names, reason))
@@ -105,13 +67,10 @@ def _not_applicable(reason: str, target: Result | None) -> Result:
 def score(alignment: Alignment, options: EvalOptions, target: Result | None = None, *,
           resources: ResponseResources) -> Result:
     gold = alignment.gold
-    if gold.corpus == "multiwoz21":
-        data = gold.source
-        mwz22_dir = None
-    elif resources.goals is not None:
-        data = str(resources.goals)
-        mwz22_dir = gold.source if Path(gold.source).is_dir() else None
-    else:
+    data: Path | None = None
+    if gold.corpus != "multiwoz21" and resources.goals is not None:
+        data = Path(resources.goals)
+    elif gold.corpus != "multiwoz21":
         return _not_applicable("MultiWOZ 2.2 has no user goals: pass --goals with the "
                                "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU",
                                target)
@@ -119,33 +78,33 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     if db is None:
         return _not_applicable("no MultiWOZ database: pass --db DIR (restaurant_db.json, "
                                "hotel_db.json, attraction_db.json, train_db.json)", target)
-    ids = tuple(d.dialogue_id for d in gold)
+    from dst_eval.corpora.multiwoz.database import MultiwozDatabase
+    from dst_eval.corpora.multiwoz.engine import score_responses
+    from dst_eval.corpora.multiwoz.response_gold import response_gold, with_mwz21_annotations
+
+    if data is not None:
+        gold = with_mwz21_annotations(gold, data)
     try:
-        response_gold = _response_gold(
-            str(data), str(db), ids,
-            str(resources.references) if resources.references else None,
-            str(resources.gold_states) if resources.gold_states else None, mwz22_dir)
+        database = MultiwozDatabase.load(db)
     except FileNotFoundError as exc:
         raise GoldDataError(f"cannot read response gold ({exc.strerror})",
                             file=exc.filename) from None
-    from dst_eval.corpora.multiwoz.engine import score_responses
-
-    predictions = alignment.predictions
-    engine_input = {d: [_engine_turn(t) for t in turns] for d, turns in
-                    predictions.dialogues.items()}
+    gold_for_responses = response_gold(
+        gold, database,
+        references=resources.references or None, gold_states=resources.gold_states or None)
     compat = options.profile == "mwzeval"
-    result = score_responses(response_gold, engine_input, compat=compat,
-                             missing=options.missing, file=predictions.source)
+    result = score_responses(gold_for_responses, alignment, compat=compat,
+                             missing=options.missing)
     scores: dict[str, float] = {
-        "inform": result["inform"] / 100, "success": result["success"] / 100,
+        "inform": result["inform"], "success": result["success"],
         "bleu": result["bleu"], "combined": result["combined"],
     }
     for key in RICHNESS_KEYS:
         if result["richness"] and key in result["richness"]:
             scores[key] = result["richness"][key]
-    groups = {f"domain:{d}": {"inform": v / 100} for d, v in result["inform_by_domain"].items()}
+    groups = {f"domain:{d}": {"inform": v} for d, v in result["inform_by_domain"].items()}
     for d, v in result["success_by_domain"].items():
-        groups.setdefault(f"domain:{d}", {})["success"] = v / 100
+        groups.setdefault(f"domain:{d}", {})["success"] = v
     notes = [f"responses: {result['setting']} setting (states: {result['state_source']}, "
              f"active domains: {result['domain_source']})"]
     for kind, problem in sorted(result["problems"].items()):

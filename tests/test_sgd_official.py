@@ -43,7 +43,7 @@ MISSING10 = ("--mode", "drop", "--every", "5", "--drop-dialogues", "10")
 
 @pytest.fixture(scope="session")
 def sgd_dev(shared_dir: Path) -> GoldSet:
-    return sgd.load(shared_dir / "corpora" / "sgd" / "dev", use_cache=False)
+    return sgd.load(shared_dir / "corpora" / "sgd" / "dev")
 
 
 @pytest.fixture(scope="session")
@@ -178,7 +178,7 @@ def test_missing_dialogues_count_as_wrong_by_default(shared_dir: Path, sgd_dev: 
 
 @pytest.fixture()
 def sample(gold_samples: Path) -> GoldSet:
-    return sgd.load(gold_samples / "sgd", use_cache=False)
+    return sgd.load(gold_samples / "sgd")
 
 
 def _flat_oracle(gold: GoldSet) -> PredictionSet:

@@ -530,7 +530,7 @@ def _read_jsonl(content: Any, reader: _TurnReader) -> PredictionSet:
 def _read_sgd(path: Path, corpus: str | None, prefetched: Any = None) -> PredictionSet:
     module = _sgd_frames()
     try:
-        predictions = module.read_sgd_frame_predictions(path, prefetched)
+        predictions = module.read_sgd_frame_predictions(path)
     except DstEvalError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as exc:
@@ -605,13 +605,7 @@ def prefetch_predictions(path: str | Path,
     """Start parsing an SGD-style prediction directory in a worker process now, so that the
     caller can load the gold meanwhile; None for anything else (nothing is started and
     nothing is checked: problems are reported by the real read)."""
-    if pred_format not in (None, "sgd") or not isinstance(path, str | Path):
-        return None
-    path = Path(path)
-    if not path.is_dir():
-        return None
-    pending = _sgd_frames().start_reading(path)
-    return None if pending is None else PrefetchedPredictions(path, pred_format, pending)
+    return None  # the SGD reader has no worker process any more: nothing to start early
 
 
 def read_predictions(

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from dst_eval.alignment import Alignment
-from dst_eval.corpora.sgd.loader import flat_slot_key
+from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics.sgd_frame import (

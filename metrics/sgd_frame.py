@@ -31,6 +31,7 @@ metrics, the product over the frames of each turn in the group, then the mean ov
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -188,52 +189,56 @@ def tagged_values(spans: Sequence[Any], utterance: str, noncategorical: Collecti
 def score_frame(ref: Any, hyp: Any, utterance: str, *, slots: Collection[str],
                 categorical: Collection[str], fuzzy: bool = True) -> np.ndarray:
     """The 13 :data:`METRICS` of one frame (NaN = not applicable)."""
-    return score_frames([ref], [hyp], [utterance], [(slots, categorical)], fuzzy=fuzzy)[0]
+    return score_frames([ref], [hyp], [utterance], [0], [(slots, categorical)], fuzzy=fuzzy)[0]
+
+
+_NAN3 = (NAN, NAN, NAN)
+_ONES3 = (1.0, 1.0, 1.0)
 
 
 def score_frames(
     refs: Sequence[Any],
     hyps: Sequence[Any],
     utterances: Sequence[str],
-    schemas: Sequence[tuple[Collection[str], Collection[str]]],
+    service_ids: Sequence[int],
+    services: Sequence[tuple[Collection[str], Collection[str]]],
     *,
     fuzzy: bool = True,
 ) -> np.ndarray:
     """Per-frame metrics, shape ``(n_frames, 13)`` in :data:`METRICS` order, NaN = NA.
 
-    ``schemas[i] = (slots, categorical slots)`` of frame ``i``'s service (pass the same
-    objects for frames of one service: they are prepared once per object). A hypothesis
-    ``active_intent`` / ``requested_slots`` of None leaves that metric out for the frame.
+    Frame ``i`` belongs to service ``services[service_ids[i]] = (slots, categorical
+    slots)``. A hypothesis ``active_intent`` / ``requested_slots`` / ``spans`` of None leaves
+    that metric out for the frame. Equal requested slots, spans or states (the common case)
+    score 1 without per-slot work.
     """
-    rows = []
-    prepared: dict[int, _ServiceSlots] = {}
-    nan3 = (NAN, NAN, NAN)
-    for ref, hyp, utterance, schema in zip(refs, hyps, utterances, schemas, strict=True):
-        service = prepared.get(id(schema))
-        if service is None:
-            service = prepared[id(schema)] = _ServiceSlots(*schema)
+    prepared = [_ServiceSlots(*service) for service in services]
+    buffer = array("d")
+    extend = buffer.extend
+    for ref, hyp, utterance, service_id in zip(refs, hyps, utterances, service_ids,
+                                               strict=True):
+        service = prepared[service_id]
         intent = hyp.active_intent
-        intent_score = NAN if intent is None else float(intent == ref.active_intent)
         requested = hyp.requested_slots
         if requested is None:
-            requested_scores = nan3
-        elif not requested and not ref.requested_slots:
-            requested_scores = (1.0, 1.0, 1.0)
+            requested_scores = _NAN3
+        elif requested == ref.requested_slots:
+            requested_scores = _ONES3
         else:
             requested_scores = f1_multiset(ref.requested_slots, requested)
-        if hyp.spans is None:
-            tagging_scores = nan3
-        elif not hyp.spans and not ref.spans:
-            tagging_scores = (1.0, 1.0, 1.0)
+        spans = hyp.spans
+        if spans is None:
+            tagging_scores = _NAN3
+        elif spans == ref.spans:
+            tagging_scores = _ONES3
         else:
             noncat = service.noncategorical
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
-                                         tagged_values(hyp.spans, utterance, noncat))
-        rows.append((intent_score, *requested_scores, *tagging_scores,
-                     *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
-    if not rows:
-        return np.empty((0, len(METRICS)))
-    return np.array(rows, dtype=float)
+                                         tagged_values(spans, utterance, noncat))
+        extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
+                *requested_scores, *tagging_scores,
+                *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
+    return np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
 
 
 def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,

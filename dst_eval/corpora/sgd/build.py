@@ -40,6 +40,18 @@ class _Malformed(Exception):
     """A problem in one turn; :meth:`GoldBuilder.dialogue` adds the place."""
 
 
+class _SlotKeys(dict):
+    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def __missing__(self, slot: str) -> str:
+        key = self[slot] = flat_slot_key(self.service, slot)
+        return key
+
+
 class GoldBuilder:
     """Builds :class:`GoldDialogue` objects from native records, for one gold set.
 
@@ -49,6 +61,7 @@ class GoldBuilder:
     def __init__(self, schema: Mapping[str, ServiceSchema]) -> None:
         self.schema = schema
         self.names: dict[str, str] = {}
+        self.keys: dict[str, _SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
 
     def dialogue(self, record: Dialogue, file: str) -> GoldDialogue:
@@ -56,9 +69,7 @@ class GoldBuilder:
         turns = record.turns
         names = self.names
         out: list[GoldTurn] = []
-        states: dict[str, tuple[dict, Mapping]] = {}
-        last_maps: tuple = ()
-        last_flat: Mapping = _EMPTY
+        states: dict[str, tuple[dict, Mapping, Mapping]] = {}
         n_turns = len(turns)
         for raw_index, turn in enumerate(turns):
             speaker = turn.speaker
@@ -73,41 +84,46 @@ class GoldBuilder:
                     raise _Malformed("missing key 'utterance'")
                 if turn.frames is None:
                     raise _Malformed("missing key 'frames'")
-                frames = tuple([self._frame(frame, states) for frame in turn.frames])
+                if len(turn.frames) == 1:
+                    frame, flat = self._frame(turn.frames[0], states)
+                    frames: tuple[GoldFrame, ...] = (frame,)
+                else:
+                    built = [self._frame(frame, states) for frame in turn.frames]
+                    frames = tuple([frame for frame, _ in built])
+                    flat = _merged([flat for _, flat in built])
             except _Malformed as exc:
                 raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
                                     turn=raw_index) from None
-            maps = tuple([frame.slot_values for frame in frames])
-            if len(maps) != len(last_maps) or any(
-                    a is not b for a, b in zip(maps, last_maps, strict=True)):
-                last_flat = _flat_state(frames)
-                last_maps = maps
             response = None
             if raw_index + 1 < n_turns:
                 following = turns[raw_index + 1]
                 if following.speaker == "SYSTEM":
                     response = following.utterance
-            out.append(GoldTurn(dialogue_id, len(out), turn.utterance, last_flat,
-                                *self._turn_sets(frames), response, frames, raw_index))
+            requested, active, services = self._turn_sets(frames)
+            out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
+                                services, response, frames, raw_index))
         services = tuple([names.setdefault(s, s) for s in record.services])
         return GoldDialogue(dialogue_id, tuple(out), services=services)
 
     def _turn_sets(self, frames: tuple[GoldFrame, ...]
                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
         """``(requested slot keys, active intents, services)`` of a turn, pooled."""
-        services = tuple([frame.service for frame in frames])
-        key = (services, tuple([frame.active_intent for frame in frames]))
+        key = tuple([(frame.service, frame.active_intent) for frame in frames])
         pooled = self.turn_sets.get(key)
         if pooled is None:
-            active = MappingProxyType({s: i for s, i in zip(*key, strict=True) if i != "NONE"})
+            active = MappingProxyType({s: i for s, i in key if i != "NONE"})
+            services = tuple([s for s, _ in key])
             pooled = self.turn_sets[key] = (_NO_KEYS, active or _EMPTY, services)
-        if any(frame.requested_slots for frame in frames):
-            requested = frozenset([flat_slot_key(frame.service, slot) for frame in frames
-                                   for slot in frame.requested_slots])
-            return requested, pooled[1], pooled[2]
+        for frame in frames:
+            if frame.requested_slots:
+                requested = frozenset([self.keys[f.service][slot] for f in frames
+                                       for slot in f.requested_slots])
+                return requested, pooled[1], pooled[2]
         return pooled
 
-    def _frame(self, frame: Frame, states: dict[str, tuple[dict, Mapping]]) -> GoldFrame:
+    def _frame(self, frame: Frame, states: dict[str, tuple[dict, Mapping, Mapping]]
+               ) -> tuple[GoldFrame, Mapping]:
+        """The gold frame and its flat state ``{"<service>-<slot>": values}``."""
         service, state = frame.service, frame.state
         if service is None:
             raise _Malformed("missing key 'service'")
@@ -115,19 +131,24 @@ class GoldBuilder:
             raise _Malformed("missing key 'state'")
         names = self.names
         service = names.setdefault(service, service)
-        if self.schema and service not in self.schema:
-            raise _Malformed(f"service {service!r} is not in the schema")
         values = state.slot_values
         last = states.get(service)
         if last is not None and last[0] == values:
-            mapping = last[1]
+            mapping, flat = last[1], last[2]
         else:
-            mapping = MappingProxyType(dict(sorted(values.items()))) if values else _EMPTY
-            states[service] = (values, mapping)
+            if self.schema and service not in self.schema:
+                raise _Malformed(f"service {service!r} is not in the schema")
+            keys = self.keys.get(service)
+            if keys is None:
+                keys = self.keys[service] = _SlotKeys(service)
+            items = sorted(values.items())
+            mapping = MappingProxyType(dict(items)) if items else _EMPTY
+            flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY
+            states[service] = (values, mapping, flat)
         intent = state.active_intent
         spans = frame.slots
         return GoldFrame(service, names.setdefault(intent, intent), state.requested_slots,
-                         mapping, _spans(spans, names) if spans else ())
+                         mapping, _spans(spans, names) if spans else ()), flat
 
 
 def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ...]:
@@ -143,12 +164,8 @@ def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ..
     return tuple(out)
 
 
-def _flat_state(frames: list[GoldFrame]) -> Mapping:
-    """``{"<service>-<slot>": values}`` over the frames (sorted when there are several)."""
-    items = [(flat_slot_key(frame.service, slot), values)
-             for frame in frames for slot, values in frame.slot_values.items()]
-    if not items:
-        return _EMPTY
-    if len(frames) > 1:
-        items.sort()
-    return MappingProxyType(dict(items))
+def _merged(flats: list[Mapping]) -> Mapping:
+    """The flat states of a turn's frames as one, sorted by key (a tie keeps the larger
+    value tuple)."""
+    items = sorted([item for flat in flats for item in flat.items()])
+    return MappingProxyType(dict(items)) if items else _EMPTY

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from dst_eval.alignment import align
 from dst_eval.corpora.crosswoz import loader as crosswoz
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.reader import read_predictions
-from dst_eval.profiles import ScoreOptions, get_profile
+from dst_eval.profiles import get_profile
 
 DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "crosswoz" / \
     "test.json.zip"
@@ -56,7 +57,7 @@ def run_once(gold_path: Path, pred_path: Path, profile: str) -> dict[str, float]
     alignment = align(gold, predictions)
     times["align"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    result = get_profile(profile, "crosswoz")(alignment, ScoreOptions())
+    result = get_profile(profile, "crosswoz")(alignment, EvalOptions())
     times["score"] = time.perf_counter() - mark
     times["total"] = time.perf_counter() - start
     times["cpu"] = time.process_time() - cpu_start

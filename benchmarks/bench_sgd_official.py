@@ -61,11 +61,12 @@ if os.environ.get("BENCH_GC_OFF") == "1":
     gc.disable()
 from dst_eval.alignment import align
 from dst_eval.loaders import load_gold
-from dst_eval.profiles import ScoreOptions, get_profile
+from dst_eval.options import EvalOptions
+from dst_eval.profiles import get_profile
 from dst_eval.reader import read_predictions
 gold = load_gold(sys.argv[2], corpus="sgd")
 predictions = read_predictions(sys.argv[1], corpus="sgd")
-result = get_profile("sgd-official", "sgd")(align(gold, predictions), ScoreOptions())
+result = get_profile("sgd-official", "sgd")(align(gold, predictions), EvalOptions())
 t1 = time.perf_counter()
 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -155,6 +155,18 @@ class _Malformed(Exception):
     """A problem in one turn; :meth:`_Builder.dialogue` adds the place."""
 
 
+class _SlotKeys(dict):
+    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def __missing__(self, slot: str) -> str:
+        key = self[slot] = flat_slot_key(self.service, slot)
+        return key
+
+
 class _Builder:
     """Typed records of one file -> ``{dialogue_id: [PredTurn, ...]}`` plus a tally."""
 
@@ -162,6 +174,7 @@ class _Builder:
         self.file = file
         self.tally = tally
         self.names: dict[str, str] = {}
+        self.keys: dict[str, _SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
 
     def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
@@ -171,8 +184,6 @@ class _Builder:
                                   dialogue=dialogue_id)
         out: list[PredTurn] = []
         states: dict[str, tuple] = {}
-        last_maps: tuple = ()
-        last_flat: Mapping = _EMPTY
         for raw_index, turn in enumerate(turns):
             speaker = turn.speaker
             if speaker != "USER":
@@ -180,20 +191,23 @@ class _Builder:
                     self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'")
                 continue
             index = len(out)
-            if turn.frames is None:
+            frames_in = turn.frames
+            if frames_in is None:
                 self._fail(dialogue_id, index, raw_index, "missing key 'frames'")
             try:
-                frames = tuple([self._frame(frame, dialogue_id, index, raw_index, states)
-                                for frame in turn.frames])
+                if len(frames_in) == 1:
+                    frame, flat = self._frame(frames_in[0], dialogue_id, index, raw_index,
+                                              states)
+                    frames: tuple[PredFrame, ...] = (frame,)
+                else:
+                    built = [self._frame(frame, dialogue_id, index, raw_index, states)
+                             for frame in frames_in]
+                    frames = tuple([frame for frame, _ in built])
+                    flat = _merged([flat for _, flat in built])
             except _Malformed as exc:
                 self._fail(dialogue_id, index, raw_index, str(exc))
-            maps = tuple([frame.slot_values for frame in frames])
-            if len(maps) != len(last_maps) or any(
-                    a is not b for a, b in zip(maps, last_maps, strict=True)):
-                last_flat = _flat_state(frames)
-                last_maps = maps
             requested, intents, services = self._turn_sets(frames)
-            out.append(PredTurn(last_flat, requested, intents, None, services, frames))
+            out.append(PredTurn(flat, requested, intents, None, services, frames))
         return out
 
     def _fail(self, dialogue_id: str, index: int, raw_index: int, detail: str) -> None:
@@ -201,7 +215,8 @@ class _Builder:
                               file=self.file, dialogue=dialogue_id, turn=index)
 
     def _frame(self, frame: _Frame, dialogue_id: str, index: int, raw_index: int,
-               states: dict[str, tuple]) -> PredFrame:
+               states: dict[str, tuple]) -> tuple[PredFrame, Mapping]:
+        """The predicted frame and its flat state ``{"<service>-<slot>": first value}``."""
         service, state = frame.service, frame.state
         if service is None or state is None:
             missing = "service" if service is None else "state"
@@ -212,25 +227,35 @@ class _Builder:
         if values is None:
             raise _Malformed("missing key 'slot_values'")
         service = self.names.setdefault(service, service)
-        tally = self.tally
         intent = state.active_intent
-        if intent is None:
-            tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
         requested = state.requested_slots
-        if requested is None:
-            tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
         last = states.get(service)
         if last is not None and last[0] == values:
-            mapping, problems = last[1], last[2]
+            _, mapping, flat, problems = last
         else:
+            keys = self.keys.get(service)
+            if keys is None:
+                keys = self.keys[service] = _SlotKeys(service)
             mapping, problems = _kept_values(values)
-            states[service] = (values, mapping, problems)
-        for kind, detail in problems:
-            tally.add(kind, dialogue_id, index, detail)
+            flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
+                    if mapping else _EMPTY)
+            states[service] = (values, mapping, flat, problems)
+        if problems or intent is None or requested is None:
+            self._tally(problems, intent, requested, service, dialogue_id, index)
         spans = frame.slots
         if spans is not None:
-            spans = self._spans(spans, dialogue_id, index)
-        return PredFrame(service, intent, requested, mapping, spans)
+            spans = self._spans(spans, dialogue_id, index) if spans else ()
+        return PredFrame(service, intent, requested, mapping, spans), flat
+
+    def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
+               service: str, dialogue_id: str, index: int) -> None:
+        tally = self.tally
+        if intent is None:
+            tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
+        if requested is None:
+            tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
+        for kind, detail in problems:
+            tally.add(kind, dialogue_id, index, detail)
 
     def _spans(self, spans: tuple[_Span, ...], dialogue_id: str, index: int
                ) -> tuple[SlotSpan, ...]:
@@ -246,16 +271,17 @@ class _Builder:
     def _turn_sets(self, frames: tuple[PredFrame, ...]
                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
         """``(requested slot keys, active intents, services)`` of a turn, pooled."""
-        services = tuple([frame.service for frame in frames])
-        key = (services, tuple([frame.active_intent for frame in frames]))
+        key = tuple([(frame.service, frame.active_intent) for frame in frames])
         pooled = self.turn_sets.get(key)
         if pooled is None:
-            active = {s: i for s, i in zip(*key, strict=True) if i is not None and i != "NONE"}
+            active = {s: i for s, i in key if i is not None and i != "NONE"}
+            services = tuple([s for s, _ in key])
             pooled = self.turn_sets[key] = (_NO_KEYS, MappingProxyType(active), services)
-        if any(frame.requested_slots for frame in frames):
-            requested = frozenset([flat_slot_key(frame.service, slot) for frame in frames
-                                   for slot in frame.requested_slots or ()])
-            return requested, pooled[1], pooled[2]
+        for frame in frames:
+            if frame.requested_slots:
+                requested = frozenset([self.keys[f.service][slot] for f in frames
+                                       for slot in f.requested_slots or ()])
+                return requested, pooled[1], pooled[2]
         return pooled
 
 
@@ -263,6 +289,8 @@ def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[Mapping, tuple]:
     """``(slot_values without empty value lists, ((issue kind, detail), ...))``."""
     if not values:
         return _EMPTY, ()
+    if not any(map((1).__ne__, map(len, values.values()))):
+        return MappingProxyType(values), ()  # one value per slot: the common case
     problems = []
     for slot, kept in values.items():
         if len(kept) != 1:
@@ -270,15 +298,15 @@ def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[Mapping, tuple]:
                 problems.append(("hedged_value", f"slot {slot!r}: {list(kept[:3])!r}"))
             else:
                 problems.append(("empty_value_list", f"slot {slot!r}"))
-    if not problems or all(kind == "hedged_value" for kind, _ in problems):
+    if all(kind == "hedged_value" for kind, _ in problems):
         return MappingProxyType(values), tuple(problems)
-    return MappingProxyType({s: v for s, v in values.items() if v}), tuple(problems)
+    kept_values = {s: v for s, v in values.items() if v}
+    return (MappingProxyType(kept_values) if kept_values else _EMPTY), tuple(problems)
 
 
-def _flat_state(frames: tuple[PredFrame, ...]) -> Mapping:
-    """``{"<service>-<slot>": first value}`` over the frames (a later frame wins)."""
-    items = [(flat_slot_key(frame.service, slot), values[0])
-             for frame in frames for slot, values in frame.slot_values.items()]
+def _merged(flats: list[Mapping]) -> Mapping:
+    """The flat states of a turn's frames as one (a later frame wins a tie)."""
+    items = [item for flat in flats for item in flat.items()]
     return MappingProxyType(dict(items)) if items else _EMPTY
 
 

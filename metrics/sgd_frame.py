@@ -113,7 +113,7 @@ def goal_accuracies(
 class _ServiceSlots:
     """A service's slot sets, prepared once for many frames."""
 
-    __slots__ = ("slots", "categorical", "noncategorical", "joint_start")
+    __slots__ = ("slots", "categorical", "noncategorical", "joint_start", "all_right")
 
     def __init__(self, slots: Collection[str], categorical: Collection[str]) -> None:
         self.slots = frozenset(slots)
@@ -122,19 +122,27 @@ class _ServiceSlots:
         self.joint_start = (1.0 if self.slots else NAN,
                             1.0 if self.categorical else NAN,
                             1.0 if self.noncategorical else NAN)
+        # the goal scores of a hypothesis equal to the reference, indexed by
+        # 2 * (reference has a categorical slot) + (reference has a non-categorical slot)
+        self.all_right = tuple((*self.joint_start, 1.0 if has_cat or has_noncat else NAN,
+                                1.0 if has_cat else NAN, 1.0 if has_noncat else NAN)
+                               for has_cat in (False, True) for has_noncat in (False, True))
+
+    def equal_goal(self, y_true: Mapping) -> tuple:
+        """The goal scores when the hypothesis state equals ``y_true``: joint 1, averages 1
+        over the slot kinds the reference has (NaN for the others)."""
+        return self.all_right[2 * (not self.categorical.isdisjoint(y_true))
+                              + (not self.noncategorical.isdisjoint(y_true))]
 
 
 def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str]],
           service: _ServiceSlots, fuzzy: bool) -> tuple:
     # Slots in neither state score 1 and change no product: visit only the slots present
     # on one side.
+    if y_pred == y_true:  # every slot right (a common case): no per-slot work
+        return service.equal_goal(y_true)
     joint, joint_cat, joint_noncat = service.joint_start
     slots, categorical = service.slots, service.categorical
-    if y_pred == y_true:  # every slot right (a common case): no per-slot work
-        has_cat = not categorical.isdisjoint(y_true)
-        has_noncat = not service.noncategorical.isdisjoint(y_true)
-        return (joint, joint_cat, joint_noncat, 1.0 if has_cat or has_noncat else NAN,
-                1.0 if has_cat else NAN, 1.0 if has_noncat else NAN)
     cat_scores: list[float] = []
     noncat_scores: list[float] = []
     found = 0  # reference slots that the hypothesis has too
@@ -235,9 +243,11 @@ def score_frames(
             noncat = service.noncategorical
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
                                          tagged_values(spans, utterance, noncat))
+        y_true, y_pred = ref.slot_values, hyp.slot_values
         extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
                 *requested_scores, *tagging_scores,
-                *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
+                *(service.equal_goal(y_true) if y_pred == y_true
+                  else _goal(y_true, y_pred, service, fuzzy))))
     return np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
 
 

@@ -211,6 +211,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                 hyp = _empty_frame(ref.service, has_spans)
             elif pred_frames is None:
                 hyp = flat.frame(pred_turn, ref.service)
+            elif len(pred_frames) == 1 and pred_frames[0].service == ref.service:
+                hyp = pred_frames[0]  # the common case, without a search
             else:
                 hyp = _hyp_frame(pred_frames, ref.service)
                 if hyp is None:

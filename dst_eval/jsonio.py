@@ -4,6 +4,11 @@ Used by every loader (errors -> :class:`GoldDataError`, exit 4) and by the
 prediction reader (errors -> :class:`PredictionError`, exit 3). orjson parses
 strictly (UTF-8 only, nesting limited to 1024 levels), so hostile input gives a
 clear error, never a RecursionError or a silently mangled string.
+
+:func:`decode_typed` decodes into typed records (a :class:`msgspec.json.Decoder`),
+parsing only the fields the records name; its syntax errors are reported exactly as
+:func:`parse_json_bytes` reports them, and a :class:`msgspec.ValidationError` (valid
+JSON of another shape) is left to the caller, who knows what the shape means.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from dst_eval.errors import DstEvalError, GoldDataError
@@ -36,6 +42,19 @@ def parse_json_bytes(data: bytes, *, file: str, error: ErrorType = GoldDataError
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise error(_describe(exc, data), file=file) from None
+
+
+def decode_typed(data: bytes, decoder: msgspec.json.Decoder, *, file: str,
+                 error: ErrorType = GoldDataError) -> Any:
+    """``decoder.decode(data)``; a syntax problem (empty file, invalid JSON or UTF-8, nesting
+    too deep) raises ``error`` naming ``file``; :class:`msgspec.ValidationError` propagates."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError:
+        raise
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        parse_json_bytes(data, file=file, error=error)  # raises with the usual message
+        raise error(f"invalid JSON ({exc})", file=file) from None
 
 
 def read_bytes(path: Path, *, error: ErrorType = GoldDataError) -> bytes:
@@ -64,6 +83,14 @@ def iter_zip_json(
     path: str | Path, *, error: ErrorType = GoldDataError
 ) -> Iterator[tuple[str, Any]]:
     """Yield ``(member name, parsed JSON)`` for every ``.json`` member of a zip, in name order."""
+    for name, data in iter_zip_bytes(path, error=error):
+        yield name, parse_json_bytes(data, file=f"{path}:{name}", error=error)
+
+
+def iter_zip_bytes(
+    path: str | Path, *, error: ErrorType = GoldDataError
+) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order."""
     path = Path(path)
     try:
         with zipfile.ZipFile(path) as archive:
@@ -72,9 +99,7 @@ def iter_zip_json(
                 if n.endswith(".json") and not n.startswith("__MACOSX/")
             )
             for name in names:
-                yield name, parse_json_bytes(
-                    archive.read(name), file=f"{path}:{name}", error=error
-                )
+                yield name, archive.read(name)
     except zipfile.BadZipFile:
         raise error("not a valid zip file", file=str(path)) from None
 

@@ -31,6 +31,7 @@ metrics, the product over the frames of each turn in the group, then the mean ov
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -112,7 +113,7 @@ def goal_accuracies(
 class _ServiceSlots:
     """A service's slot sets, prepared once for many frames."""
 
-    __slots__ = ("slots", "categorical", "noncategorical", "joint_start")
+    __slots__ = ("slots", "categorical", "noncategorical", "joint_start", "all_right")
 
     def __init__(self, slots: Collection[str], categorical: Collection[str]) -> None:
         self.slots = frozenset(slots)
@@ -121,19 +122,27 @@ class _ServiceSlots:
         self.joint_start = (1.0 if self.slots else NAN,
                             1.0 if self.categorical else NAN,
                             1.0 if self.noncategorical else NAN)
+        # the goal scores of a hypothesis equal to the reference, indexed by
+        # 2 * (reference has a categorical slot) + (reference has a non-categorical slot)
+        self.all_right = tuple((*self.joint_start, 1.0 if has_cat or has_noncat else NAN,
+                                1.0 if has_cat else NAN, 1.0 if has_noncat else NAN)
+                               for has_cat in (False, True) for has_noncat in (False, True))
+
+    def equal_goal(self, y_true: Mapping) -> tuple:
+        """The goal scores when the hypothesis state equals ``y_true``: joint 1, averages 1
+        over the slot kinds the reference has (NaN for the others)."""
+        return self.all_right[2 * (not self.categorical.isdisjoint(y_true))
+                              + (not self.noncategorical.isdisjoint(y_true))]
 
 
 def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str]],
           service: _ServiceSlots, fuzzy: bool) -> tuple:
     # Slots in neither state score 1 and change no product: visit only the slots present
     # on one side.
+    if y_pred == y_true:  # every slot right (a common case): no per-slot work
+        return service.equal_goal(y_true)
     joint, joint_cat, joint_noncat = service.joint_start
     slots, categorical = service.slots, service.categorical
-    if y_pred == y_true:  # every slot right (a common case): no per-slot work
-        has_cat = not categorical.isdisjoint(y_true)
-        has_noncat = not service.noncategorical.isdisjoint(y_true)
-        return (joint, joint_cat, joint_noncat, 1.0 if has_cat or has_noncat else NAN,
-                1.0 if has_cat else NAN, 1.0 if has_noncat else NAN)
     cat_scores: list[float] = []
     noncat_scores: list[float] = []
     found = 0  # reference slots that the hypothesis has too
@@ -188,52 +197,58 @@ def tagged_values(spans: Sequence[Any], utterance: str, noncategorical: Collecti
 def score_frame(ref: Any, hyp: Any, utterance: str, *, slots: Collection[str],
                 categorical: Collection[str], fuzzy: bool = True) -> np.ndarray:
     """The 13 :data:`METRICS` of one frame (NaN = not applicable)."""
-    return score_frames([ref], [hyp], [utterance], [(slots, categorical)], fuzzy=fuzzy)[0]
+    return score_frames([ref], [hyp], [utterance], [0], [(slots, categorical)], fuzzy=fuzzy)[0]
+
+
+_NAN3 = (NAN, NAN, NAN)
+_ONES3 = (1.0, 1.0, 1.0)
 
 
 def score_frames(
     refs: Sequence[Any],
     hyps: Sequence[Any],
     utterances: Sequence[str],
-    schemas: Sequence[tuple[Collection[str], Collection[str]]],
+    service_ids: Sequence[int],
+    services: Sequence[tuple[Collection[str], Collection[str]]],
     *,
     fuzzy: bool = True,
 ) -> np.ndarray:
     """Per-frame metrics, shape ``(n_frames, 13)`` in :data:`METRICS` order, NaN = NA.
 
-    ``schemas[i] = (slots, categorical slots)`` of frame ``i``'s service (pass the same
-    objects for frames of one service: they are prepared once per object). A hypothesis
-    ``active_intent`` / ``requested_slots`` of None leaves that metric out for the frame.
+    Frame ``i`` belongs to service ``services[service_ids[i]] = (slots, categorical
+    slots)``. A hypothesis ``active_intent`` / ``requested_slots`` / ``spans`` of None leaves
+    that metric out for the frame. Equal requested slots, spans or states (the common case)
+    score 1 without per-slot work.
     """
-    rows = []
-    prepared: dict[int, _ServiceSlots] = {}
-    nan3 = (NAN, NAN, NAN)
-    for ref, hyp, utterance, schema in zip(refs, hyps, utterances, schemas, strict=True):
-        service = prepared.get(id(schema))
-        if service is None:
-            service = prepared[id(schema)] = _ServiceSlots(*schema)
+    prepared = [_ServiceSlots(*service) for service in services]
+    buffer = array("d")
+    extend = buffer.extend
+    for ref, hyp, utterance, service_id in zip(refs, hyps, utterances, service_ids,
+                                               strict=True):
+        service = prepared[service_id]
         intent = hyp.active_intent
-        intent_score = NAN if intent is None else float(intent == ref.active_intent)
         requested = hyp.requested_slots
         if requested is None:
-            requested_scores = nan3
-        elif not requested and not ref.requested_slots:
-            requested_scores = (1.0, 1.0, 1.0)
+            requested_scores = _NAN3
+        elif requested == ref.requested_slots:
+            requested_scores = _ONES3
         else:
             requested_scores = f1_multiset(ref.requested_slots, requested)
-        if hyp.spans is None:
-            tagging_scores = nan3
-        elif not hyp.spans and not ref.spans:
-            tagging_scores = (1.0, 1.0, 1.0)
+        spans = hyp.spans
+        if spans is None:
+            tagging_scores = _NAN3
+        elif spans == ref.spans:
+            tagging_scores = _ONES3
         else:
             noncat = service.noncategorical
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
-                                         tagged_values(hyp.spans, utterance, noncat))
-        rows.append((intent_score, *requested_scores, *tagging_scores,
-                     *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
-    if not rows:
-        return np.empty((0, len(METRICS)))
-    return np.array(rows, dtype=float)
+                                         tagged_values(spans, utterance, noncat))
+        y_true, y_pred = ref.slot_values, hyp.slot_values
+        extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
+                *requested_scores, *tagging_scores,
+                *(service.equal_goal(y_true) if y_pred == y_true
+                  else _goal(y_true, y_pred, service, fuzzy))))
+    return np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
 
 
 def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,

@@ -1,5 +1,5 @@
-"""SGD gold loader (native, corpus root, single file, Hugging Face export), its cache and
-worker processes, and the SGD-style prediction reader."""
+"""SGD gold loader (native, corpus root, single file, Hugging Face export) and the
+SGD-style prediction reader."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def sample_dir(gold_samples: Path) -> Path:
 
 @pytest.fixture()
 def sample(sample_dir: Path) -> GoldSet:
-    return sgd.load(sample_dir, use_cache=False)
+    return sgd.load(sample_dir)
 
 
 @pytest.fixture()
@@ -34,7 +34,7 @@ def native(sample_dir: Path) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def sgd_dev(shared_dir: Path) -> GoldSet:
-    return sgd.load(shared_dir / "corpora" / "sgd" / "dev", use_cache=False)
+    return sgd.load(shared_dir / "corpora" / "sgd" / "dev")
 
 
 def _write(path: Path, data: object) -> Path:
@@ -89,7 +89,7 @@ def test_sample_turns(sample: GoldSet) -> None:
 
 
 def test_single_file_and_detection(sample_dir: Path, sample: GoldSet) -> None:
-    single = sgd.load(sample_dir / "dialogues_001.json", use_cache=False)
+    single = sgd.load(sample_dir / "dialogues_001.json")
     assert single.dialogues == sample.dialogues and single.schema == sample.schema
     assert sgd.sniff(sample_dir) and sgd.sniff(sample_dir / "dialogues_001.json")
     assert not sgd.sniff(sample_dir / "schema.json")
@@ -130,13 +130,13 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
     (tmp_path / "test.jsonl").write_text(lines + "\n")
     assert sgd.sniff(tmp_path / "validation.jsonl")
     with pytest.raises(UsageError, match="name one with --split"):
-        sgd.load(tmp_path, use_cache=False)
-    loaded = sgd.load(tmp_path, split="dev", use_cache=False)
+        sgd.load(tmp_path)
+    loaded = sgd.load(tmp_path, split="dev")
     assert loaded.split == "dev"
     assert loaded.dialogues == sample.dialogues
     assert loaded.schema == sample.schema
     as_array = _write(tmp_path / "one" / "records.json", [_to_hf(d) for d in native])
-    no_schema = sgd.load(as_array, use_cache=False)
+    no_schema = sgd.load(as_array)
     assert no_schema.dialogues == sample.dialogues and dict(no_schema.schema) == {}
     # the HF "schema" config: slots and intents columnar too
     services = json.loads((sample_dir / "schema.json").read_text())
@@ -147,7 +147,7 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
          "intents": {k: [intent[k] for intent in s["intents"]]
                      for k in ("name", "description", "is_transactional")}}
         for s in services])
-    assert sgd.load(as_array, use_cache=False).schema == sample.schema
+    assert sgd.load(as_array).schema == sample.schema
 
 
 # --------------------------------------------------------------------------- errors
@@ -172,7 +172,7 @@ def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mu
     mutate(native)
     _write(tmp_path / "dialogues_001.json", native)
     with pytest.raises(GoldDataError, match=message) as info:
-        sgd.load(tmp_path, use_cache=False)
+        sgd.load(tmp_path)
     assert info.value.dialogue == dialogue and info.value.turn == turn
     assert "dialogues_001.json" in str(info.value) or tmp_path.name in str(info.value)
     assert "\n" not in str(info.value)
@@ -190,37 +190,28 @@ def test_corpus_root_needs_a_split(tmp_path: Path, sample_dir: Path) -> None:
         sgd.load(_write(tmp_path / "empty" / "x.txt", "").parent)
 
 
-# --------------------------------------------------------------------------- cache, workers
+# --------------------------------------------------------------------------- no cache, one process
 
 
-def test_cache_is_exact(tmp_path: Path, sample_dir: Path, monkeypatch) -> None:
+def test_every_load_reads_the_files_and_writes_nothing(tmp_path: Path, sample_dir: Path,
+                                                      monkeypatch) -> None:
+    """No cache of any kind: a changed file is seen at once, nothing is written."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("DST_EVAL_NO_CACHE", raising=False)
     data = tmp_path / "dev"
     shutil.copytree(sample_dir, data)
-    fresh = sgd.load(data, use_cache=False)
     first = sgd.load(data)
-    entries = list((tmp_path / "cache" / "dst-eval").glob("sgd-*.marshal"))
-    assert len(entries) == 1
-    assert sgd.load(data) == first == fresh  # second load comes from the cache
-
-    # a changed file invalidates the entry (same size: the key also holds mtime/ctime)
+    assert sgd.load(data) == first
+    # same size, same second: only reading the file again can see the change
+    stat = (data / "dialogues_001.json").stat()
     text = (data / "dialogues_001.json").read_text().replace("Oakland", "Oaklanx")
     (data / "dialogues_001.json").write_text(text)
+    os.utime(data / "dialogues_001.json", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     changed = sgd.load(data)
     assert changed.get("sample_001").turns[0].state["Cafes_1-city"] == ("Oaklanx",)
-
-    # a corrupt entry is ignored and rewritten
-    entry = next((tmp_path / "cache" / "dst-eval").glob("sgd-*.marshal"))
-    entry.write_bytes(entry.read_bytes()[:-10])
-    assert sgd.load(data) == changed
-    assert not list((tmp_path / "cache" / "dst-eval").glob(".tmp-*"))
-
-    monkeypatch.setenv("DST_EVAL_NO_CACHE", "1")
-    for stale in (tmp_path / "cache" / "dst-eval").glob("*"):
-        stale.unlink()
-    assert sgd.load(data) == changed
-    assert not list((tmp_path / "cache" / "dst-eval").glob("*"))
+    assert first.get("sample_001").turns[0].state["Cafes_1-city"] == ("Oakland",)
+    assert not (tmp_path / "cache").exists()
+    assert sorted(p.name for p in data.iterdir()) == sorted(p.name for p in sample_dir.iterdir())
 
 
 def _split_into_files(tmp_path: Path, sample_dir: Path, native: list[dict]) -> Path:
@@ -230,44 +221,21 @@ def _split_into_files(tmp_path: Path, sample_dir: Path, native: list[dict]) -> P
     return tmp_path
 
 
-def test_worker_process_gives_the_same_gold(tmp_path: Path, sample_dir: Path,
-                                            native: list[dict], sample: GoldSet,
-                                            monkeypatch) -> None:
+def test_several_files_give_the_same_gold(tmp_path: Path, sample_dir: Path,
+                                          native: list[dict], sample: GoldSet) -> None:
     data = _split_into_files(tmp_path, sample_dir, native)
-    monkeypatch.setattr(sgd, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("one CPU: no worker process")
-    assert sgd.load(data, use_cache=False).dialogues == sample.dialogues
+    assert sgd.load(data).dialogues == sample.dialogues
 
 
-def test_worker_errors_reach_the_parent(tmp_path: Path, sample_dir: Path, native: list[dict],
-                                        monkeypatch) -> None:
-    if (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
-        pytest.skip("no worker process on this machine")
-    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
+def test_errors_name_the_file_dialogue_and_turn(tmp_path: Path, sample_dir: Path,
+                                                native: list[dict]) -> None:
     native[3]["turns"][0]["frames"][0]["state"]["slot_values"]["city"] = [3]
     data = _split_into_files(tmp_path, sample_dir, native)
-    good, bad = str(data / "dialogues_001.json"), str(data / "dialogues_004.json")
-    # the larger job stays in this process, the smaller one goes to the worker
+    bad = str(data / "dialogues_004.json")
     with pytest.raises(GoldDataError, match="non-string value 3") as info:
-        sgd.parallel_map(sgd.extract_file, [(good,), (bad,)], [2 << 20, 1 << 20])
+        sgd.load(data)
     assert info.value.file == bad
     assert info.value.dialogue == "sample_004" and info.value.turn == 0  # position in turns
-
-
-def test_a_failing_worker_falls_back_to_this_process(monkeypatch) -> None:
-    if (os.cpu_count() or 1) < 2 or not hasattr(os, "fork"):
-        pytest.skip("no worker process on this machine")
-    monkeypatch.setenv("DST_EVAL_WORKERS", "2")
-    parent = os.getpid()
-
-    def square(x: int) -> int:
-        if os.getpid() != parent:
-            raise ZeroDivisionError("the worker dies")
-        return x * x
-
-    assert sgd.parallel_map(square, [(3,), (4,), (5,)], [8 << 20, 1, 1]) == [9, 16, 25]
 
 
 # --------------------------------------------------------------------------- real corpus
@@ -294,7 +262,7 @@ def test_sgd_root_split_and_test_dir(shared_dir: Path, sgd_dev: GoldSet) -> None
     assert not sgd.sniff(shared_dir / "corpora" / "multiwoz22" / "test" / "dialogues_001.json")
     with pytest.raises(UsageError, match="name one with --split"):
         sgd.load(root)
-    test = sgd.load(root, split="test", use_cache=False)
+    test = sgd.load(root, split="test")
     assert len(list((root / "test").glob("dialogues_*.json"))) == 24
     assert len(test) == 2921 and test.split == "test"
     assert len(test.schema) == 21

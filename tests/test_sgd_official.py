@@ -45,7 +45,7 @@ MISSING10 = ("--mode", "drop", "--every", "5", "--drop-dialogues", "10")
 
 @pytest.fixture(scope="session")
 def sgd_dev(shared_dir: Path) -> GoldSet:
-    return sgd.load(shared_dir / "corpora" / "sgd" / "dev", use_cache=False)
+    return sgd.load(shared_dir / "corpora" / "sgd" / "dev")
 
 
 @pytest.fixture(scope="session")
@@ -180,7 +180,7 @@ def test_missing_dialogues_count_as_wrong_by_default(shared_dir: Path, sgd_dev: 
 
 @pytest.fixture()
 def sample(gold_samples: Path) -> GoldSet:
-    return sgd.load(gold_samples / "sgd", use_cache=False)
+    return sgd.load(gold_samples / "sgd")
 
 
 def _flat_oracle(gold: GoldSet) -> PredictionSet:
@@ -351,3 +351,104 @@ def test_mul0484_flat_predictions(mul0484) -> None:
     assert score(alignment).scores["joint_goal_accuracy"] == pytest.approx(0.975)
     assert score_multiwoz(alignment).scores["joint_goal_accuracy"] == pytest.approx(0.8)
     assert score(alignment).scores["active_intent_accuracy"] == 1.0
+
+
+# --------------------------------------------------------------------------- blank values
+
+# The official scorer (../shared/anchors/sgd_official/run.sh DATA dev PRED OUT.json, plus
+# --joint_acc_across_turn=True --use_fuzzy_match=False for the MultiWOZ style) run on
+# _blank_split + _blank_predictions(value) below, for value in none, "", " ", "\t".
+# Stored: the goal metrics (joint, joint_cat, joint_noncat, average, average_cat,
+# average_noncat) of three groups; "", " " and "\t" gave one and the same output, and every
+# other metric was 1.0 in every case.
+_GOAL = ("joint_goal_accuracy", "joint_cat_accuracy", "joint_noncat_accuracy",
+         "average_goal_accuracy", "average_cat_accuracy", "average_noncat_accuracy")
+_BLANK_OFFICIAL = {
+    ("sgd-official", "none"): {
+        "#ALL_SERVICES": (0.3413953488372093, 0.6046511627906976, 0.7367441860465115,
+                          0.8843658536585366, 0.7612612612612613, 0.9608571428571427),
+        "#SEEN_SERVICES": (0.3308, 0.64, 0.6908, 0.9000694444444445, 0.7380952380952381,
+                           0.9841304347826088),
+        "#UNSEEN_SERVICES": (0.3561111111111111, 0.5555555555555556, 0.8005555555555556,
+                             0.8621960784313726, 0.7916666666666666, 0.9162500000000001),
+    },
+    ("sgd-official", "blank"): {
+        "#ALL_SERVICES": (0.32558139534883723, 0.6046511627906976, 0.7209302325581395,
+                          0.8784552845528455, 0.7612612612612613, 0.95),
+        "#SEEN_SERVICES": (0.32, 0.64, 0.68, 0.8944444444444445, 0.7380952380952381,
+                           0.9782608695652174),
+        "#UNSEEN_SERVICES": (0.3333333333333333, 0.5555555555555556, 0.7777777777777778,
+                             0.8558823529411764, 0.7916666666666666, 0.8958333333333334),
+    },
+    ("sgd-official-multiwoz", "none"): {
+        "#ALL_SERVICES": (0.3157894736842105, 0.6052631578947368, 0.6842105263157895,
+                          0.8784552845528455, 0.7612612612612613, 0.95),
+        "#SEEN_SERVICES": (0.32, 0.64, 0.68, 0.8944444444444445, 0.7380952380952381,
+                           0.9782608695652174),
+        "#UNSEEN_SERVICES": (0.3333333333333333, 0.5555555555555556, 0.7777777777777778,
+                             0.8558823529411764, 0.7916666666666666, 0.8958333333333334),
+    },
+}
+_BLANK_OFFICIAL[("sgd-official-multiwoz", "blank")] = _BLANK_OFFICIAL[
+    ("sgd-official-multiwoz", "none")]  # exact matching: none scores like a blank
+
+
+def _blank_split(shared_dir: Path, root: Path) -> list[dict]:
+    """``root/dev`` (5 dev dialogues: seen and unseen services, two-frame turns) and
+    ``root/train/schema.json``, as the official scorer's data directory."""
+    dev = shared_dir / "corpora" / "sgd" / "dev"
+    dialogues: list[dict] = []
+    for name, n in (("001", 1), ("009", 2), ("013", 2)):
+        dialogues += json.loads((dev / f"dialogues_{name}.json").read_text())[:n]
+    (root / "dev").mkdir(parents=True)
+    (root / "train").mkdir()
+    (root / "dev" / "dialogues_001.json").write_text(json.dumps(dialogues))
+    shutil.copy(dev / "schema.json", root / "dev" / "schema.json")
+    shutil.copy(dev.parent / "train" / "schema.json", root / "train" / "schema.json")
+    return dialogues
+
+
+def _blank_predictions(dialogues: list[dict], schema: dict, value: str) -> list[dict]:
+    """User frame i (counted over the split): i % 3 == 0 and a non-empty state: its
+    alphabetically first slot predicted as ``value``; i % 3 == 1 (or an empty state): the
+    first schema slot the state lacks added as ``value``; i % 3 == 2: unchanged."""
+    out = copy.deepcopy(dialogues)
+    i = 0
+    for dialogue in out:
+        for turn in dialogue["turns"]:
+            if turn["speaker"] != "USER":
+                continue
+            for frame in turn["frames"]:
+                values = frame["state"]["slot_values"]
+                if i % 3 == 0 and values:
+                    values[sorted(values)[0]] = [value]
+                elif i % 3 != 2:
+                    extra = next(s["name"] for s in schema[frame["service"]]["slots"]
+                                 if s["name"] not in values)
+                    values[extra] = [value]
+                i += 1
+    return out
+
+
+@pytest.mark.parametrize("value", ["none", "", " ", "\t"])
+@pytest.mark.parametrize("profile", ["sgd-official", "sgd-official-multiwoz"])
+def test_blank_and_none_values_are_values(tmp_path: Path, shared_dir: Path, profile: str,
+                                          value: str) -> None:
+    """A predicted none, "" or whitespace is a value for the official scorer: a false
+    positive where the gold has no value, a (fuzzy) mismatch where it has one."""
+    from dst_eval import evaluate
+
+    dialogues = _blank_split(shared_dir, tmp_path / "data")
+    schema = {s["service_name"]: s
+              for s in json.loads((tmp_path / "data" / "dev" / "schema.json").read_text())}
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred" / "dialogues_001.json").write_text(
+        json.dumps(_blank_predictions(dialogues, schema, value)))
+    result = evaluate(tmp_path / "pred", gold=tmp_path / "data", split="dev", profile=profile)
+    expected = _BLANK_OFFICIAL[(profile, "none" if value == "none" else "blank")]
+    for group, numbers in expected.items():
+        for metric, number in zip(_GOAL, numbers, strict=True):
+            assert abs(result.official[group][metric] - number) <= TOLERANCE, (group, metric)
+    assert len(result.official) == 13  # 3 groups, 5 services, 5 domains
+    for metrics in result.official.values():
+        assert all(metrics[m] == 1.0 for m in metrics if m not in _GOAL)

@@ -1,48 +1,53 @@
 """Read SGD-style prediction files: the gold dialogue format with user-frame ``state`` filled in.
 
 This is what the official SGD scorer consumes: a directory's every ``*.json`` except
-``*dialogues_and_metrics.json`` (its own side output), or one file; a file holds a
-list of dialogues or ``{dialogue_id: dialogue}``. One :class:`PredTurn` per USER turn,
-in order, carrying
+``*dialogues_and_metrics.json`` (its own side output) and ``schema.json``, one file, or a
+``.zip`` of such files; a file holds a list of dialogues or ``{dialogue_id: dialogue}``.
+One :class:`PredTurn` per USER turn, in order, carrying
 
 * ``frames``: one :class:`PredFrame` per frame -- service, ``active_intent``,
-  ``requested_slots`` (tuple: a multiset), ``slot_values`` ``{slot: (values...)}``,
-  ``spans`` (``SlotSpan`` tuple, or None when the frame has no ``slots`` key);
+  ``requested_slots`` (tuple: a multiset), ``slot_values`` ``{slot: (values...)}`` in file
+  order, ``spans`` (``SlotSpan`` tuple, or None when the frame has no ``slots`` key);
 * the canonical flat view: ``state`` ``{"<service>-<slot>": first value}``,
   ``requested_slots`` ``{"<service>-<slot>"}``, ``active_intents``
   ``{service: intent}`` (intents other than ``NONE``), ``active_domains`` = services.
 
-Value problems are Issues (one per kind and file, with the count and the first place),
-never silent: a string instead of a list (``non_list_value``; the official scorer
-would silently use its first character, we take the whole string), ``[]``
-(``empty_value_list``; the slot counts as absent, the official scorer crashes), several
-values (``hedged_value``; the first is used, as officially), a non-string value
-(``non_string_value``; ``str()`` of it), a span without a position (MultiWOZ 2.2
-``copy_from``; left out). Structural problems -- not a list/object of dialogues, a
-dialogue without ``dialogue_id`` or ``turns``, a user frame without ``service`` or
-``state``, a state without ``slot_values`` -- raise :class:`PredictionError` naming
-file, dialogue and turn (the 0-based user-turn index, as in the PredictionSet; the
-message adds the position in ``turns``). User utterances are not
-checked here (there is no gold at this point).
+Values are kept verbatim -- ``"none"``, ``""`` and ``" "`` are values like any other; what
+a value means is the scoring profile's business. Value problems are Issues (one per kind
+and file, with the count and the first place), never silent: a string instead of a list
+(``non_list_value``; the official scorer would silently use its first character, we take
+the whole string), ``[]`` (``empty_value_list``; the slot counts as absent, the official
+scorer crashes), several values (``hedged_value``; the first is the flat value, as
+officially), a non-string value (``non_string_value``; ``str()`` of it), a span without
+a position (MultiWOZ 2.2 ``copy_from``; left out). Structural problems -- not a
+list/object of dialogues, a dialogue without ``dialogue_id`` or ``turns``, a user frame
+without ``service`` or ``state``, a state without ``slot_values`` -- raise
+:class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
+in the PredictionSet; the message adds the position in ``turns``).
+
+Speed: a file is decoded in one typed pass (:mod:`msgspec`) that keeps only these fields
+and skips the rest (utterances, actions, service results); only a file that does not fit
+the types (odd values, structural problems) is parsed generically and repaired or
+diagnosed first (:func:`_repaired`). What repeats is shared: a frame state equal to the
+previous state of its service in the dialogue, the flat state of a turn whose frames carry
+the previous turn's state mappings, intent maps and service tuples.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from dst_eval.corpora.sgd.loader import (
-    Prefetch,
-    flat_slot_key,
-    frame_builder,
-    parallel_map,
-    slot_setters,
-    span_builder,
-)
-from dst_eval.errors import DstEvalError, PredictionError
-from dst_eval.jsonio import iter_zip_json, parse_json_bytes, read_bytes
+import msgspec
+from msgspec import Struct
+
+from dst_eval.corpora.sgd.keys import flat_slot_key
+from dst_eval.errors import PredictionError
+from dst_eval.gold import SlotSpan
+from dst_eval.jsonio import decode_typed, iter_zip_bytes, parse_json_bytes, read_bytes
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"
@@ -61,6 +66,8 @@ _VALUE_ISSUES = {
     "missing_requested_slots": "user frames without state.requested_slots (left out of "
                                "requested-slot scores)",
 }
+_EMPTY: Mapping = MappingProxyType({})
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 def looks_like_sgd_frames(obj: Any) -> bool:
@@ -81,7 +88,42 @@ def looks_like_sgd_frames(obj: Any) -> bool:
     return isinstance(turn, dict) and "speaker" in turn and isinstance(turn.get("frames"), list)
 
 
-# --------------------------------------------------------------------------- extraction
+# --------------------------------------------------------------------------- typed records
+
+
+class _Span(Struct, gc=False):
+    slot: str
+    start: int | None = None
+    exclusive_end: int | None = None
+
+
+class _State(Struct, gc=False):
+    slot_values: dict[str, tuple[str, ...]] | None = None
+    active_intent: str | None = None
+    requested_slots: tuple[str, ...] | None = None
+
+
+class _Frame(Struct, gc=False):
+    service: str | None = None
+    state: _State | None = None
+    slots: tuple[_Span, ...] | None = None
+
+
+class _Turn(Struct, gc=False):
+    speaker: Any = None
+    frames: tuple[_Frame, ...] | None = None
+
+
+class _Dialogue(Struct, gc=False):
+    turns: tuple[_Turn, ...] | None = None
+    dialogue_id: Any = None
+
+
+_Document = list[_Dialogue] | dict[str, _Dialogue]
+_DECODER = msgspec.json.Decoder(_Document)
+
+
+# --------------------------------------------------------------------------- issues
 
 
 class _Tally:
@@ -97,169 +139,272 @@ class _Tally:
             self.first[kind] = (dialogue, turn, detail)
         self.counts[kind] += 1
 
-
-def _values(raw: Any, tally: _Tally, dialogue: str, turn: int, slot: str) -> tuple | None:
-    if type(raw) is list:
-        if not raw:
-            tally.add("empty_value_list", dialogue, turn, f"slot {slot!r}")
-            return None
-        if len(raw) > 1:
-            tally.add("hedged_value", dialogue, turn, f"slot {slot!r}: {raw[:3]!r}")
-        for value in raw:
-            if type(value) is not str:
-                tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {value!r}")
-                return tuple(v if type(v) is str else str(v) for v in raw)
-        return tuple(raw)
-    if type(raw) is str:
-        tally.add("non_list_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
-        return (raw,)
-    if raw is None or isinstance(raw, dict):
-        raise TypeError(f"slot {slot!r} has {'null' if raw is None else 'an object'} "
-                        "as its value list")
-    tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
-    return (str(raw),)
+    def issues(self, file: str) -> list[Issue]:
+        out = []
+        for kind, count in self.counts.items():
+            dialogue, turn, detail = self.first[kind]
+            out.append(Issue(kind, f"{count} {_VALUE_ISSUES[kind]}; first: {detail}",
+                             file=file, dialogue=dialogue, turn=turn))
+        return out
 
 
-def _spans(raw: Any, tally: _Tally, dialogue: str, turn: int) -> tuple:
-    if not isinstance(raw, list):
-        raise TypeError("'slots' is not a list")
-    out = []
-    for span in raw:
-        if "start" not in span or "exclusive_end" not in span:
-            tally.add("span_without_position", dialogue, turn, f"span {span!r}")
-            continue
-        slot, start, end = span["slot"], span["start"], span["exclusive_end"]
-        if type(slot) is not str or type(start) is not int or type(end) is not int:
-            raise TypeError(f"malformed slot span {span!r}")
-        out.append((slot, start, end))
-    return tuple(out)
+# --------------------------------------------------------------------------- building
 
 
-class _Extractor:
-    """Parsed prediction dialogues -> compact, ready-to-wrap tuples (marshal-able, so a
-    worker process can do this part).
+class _Malformed(Exception):
+    """A problem in one turn; :meth:`_Builder.dialogue` adds the place."""
 
-    Per user turn: ``(frames, flat state items, requested keys, intents, services)``, a
-    frame being ``(service, intent, requested, state index, spans)``; ``states`` holds each
-    distinct ``((slot, values), ...)`` once (cumulative states repeat from turn to turn).
-    """
 
-    def __init__(self, file: str) -> None:
+class _SlotKeys(dict):
+    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def __missing__(self, slot: str) -> str:
+        key = self[slot] = flat_slot_key(self.service, slot)
+        return key
+
+
+class _Builder:
+    """Typed records of one file -> ``{dialogue_id: [PredTurn, ...]}`` plus a tally."""
+
+    def __init__(self, file: str, tally: _Tally) -> None:
         self.file = file
-        self.tally = _Tally()
-        self.states: list[tuple] = []
-        self.state_index: dict[tuple, int] = {}
-        self.key = flat_slot_key
+        self.tally = tally
+        self.names: dict[str, str] = {}
+        self.keys: dict[str, _SlotKeys] = {}
+        self.turn_sets: dict[tuple, tuple] = {}
 
-    def dialogue(self, dialogue_id: str, dialogue: Any) -> tuple:
-        """One predicted dialogue -> ``(dialogue_id, (turn, ...))`` (USER turns only)."""
-        file = self.file
-        if not isinstance(dialogue, dict):
-            raise PredictionError("a dialogue is not a JSON object", file=file,
+    def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
+        turns = record.turns
+        if turns is None:
+            raise PredictionError("dialogue without a 'turns' list", file=self.file,
                                   dialogue=dialogue_id)
+        out: list[PredTurn] = []
+        states: dict[str, tuple] = {}
+        for raw_index, turn in enumerate(turns):
+            speaker = turn.speaker
+            if speaker != "USER":
+                if speaker is None:
+                    self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'")
+                continue
+            index = len(out)
+            frames_in = turn.frames
+            if frames_in is None:
+                self._fail(dialogue_id, index, raw_index, "missing key 'frames'")
+            try:
+                if len(frames_in) == 1:
+                    frame, flat = self._frame(frames_in[0], dialogue_id, index, raw_index,
+                                              states)
+                    frames: tuple[PredFrame, ...] = (frame,)
+                else:
+                    built = [self._frame(frame, dialogue_id, index, raw_index, states)
+                             for frame in frames_in]
+                    frames = tuple([frame for frame, _ in built])
+                    flat = _merged([flat for _, flat in built])
+            except _Malformed as exc:
+                self._fail(dialogue_id, index, raw_index, str(exc))
+            requested, intents, services = self._turn_sets(frames)
+            out.append(PredTurn(flat, requested, intents, None, services, frames))
+        return out
+
+    def _fail(self, dialogue_id: str, index: int, raw_index: int, detail: str) -> None:
+        raise PredictionError(f"malformed turn (position {raw_index} in 'turns'): {detail}",
+                              file=self.file, dialogue=dialogue_id, turn=index)
+
+    def _frame(self, frame: _Frame, dialogue_id: str, index: int, raw_index: int,
+               states: dict[str, tuple]) -> tuple[PredFrame, Mapping]:
+        """The predicted frame and its flat state ``{"<service>-<slot>": first value}``."""
+        service, state = frame.service, frame.state
+        if service is None or state is None:
+            missing = "service" if service is None else "state"
+            raise PredictionError(
+                f"user frame without {missing!r} (position {raw_index} in 'turns')",
+                file=self.file, dialogue=dialogue_id, turn=index)
+        values = state.slot_values
+        if values is None:
+            raise _Malformed("missing key 'slot_values'")
+        service = self.names.setdefault(service, service)
+        intent = state.active_intent
+        requested = state.requested_slots
+        last = states.get(service)
+        if last is not None and last[0] == values:
+            _, mapping, flat, problems = last
+        else:
+            keys = self.keys.get(service)
+            if keys is None:
+                keys = self.keys[service] = _SlotKeys(service)
+            mapping, problems = _kept_values(values)
+            flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
+                    if mapping else _EMPTY)
+            states[service] = (values, mapping, flat, problems)
+        if problems or intent is None or requested is None:
+            self._tally(problems, intent, requested, service, dialogue_id, index)
+        spans = frame.slots
+        if spans is not None:
+            spans = self._spans(spans, dialogue_id, index) if spans else ()
+        return PredFrame(service, intent, requested, mapping, spans), flat
+
+    def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
+               service: str, dialogue_id: str, index: int) -> None:
+        tally = self.tally
+        if intent is None:
+            tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
+        if requested is None:
+            tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
+        for kind, detail in problems:
+            tally.add(kind, dialogue_id, index, detail)
+
+    def _spans(self, spans: tuple[_Span, ...], dialogue_id: str, index: int
+               ) -> tuple[SlotSpan, ...]:
+        out = []
+        for span in spans:
+            if span.start is None or span.exclusive_end is None:
+                shown = {k: v for k, v in msgspec.structs.asdict(span).items() if v is not None}
+                self.tally.add("span_without_position", dialogue_id, index, f"span {shown!r}")
+                continue
+            out.append(SlotSpan(span.slot, span.start, span.exclusive_end))
+        return tuple(out)
+
+    def _turn_sets(self, frames: tuple[PredFrame, ...]
+                   ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
+        """``(requested slot keys, active intents, services)`` of a turn, pooled."""
+        key = tuple([(frame.service, frame.active_intent) for frame in frames])
+        pooled = self.turn_sets.get(key)
+        if pooled is None:
+            active = {s: i for s, i in key if i is not None and i != "NONE"}
+            services = tuple([s for s, _ in key])
+            pooled = self.turn_sets[key] = (_NO_KEYS, MappingProxyType(active), services)
+        for frame in frames:
+            if frame.requested_slots:
+                requested = frozenset([self.keys[f.service][slot] for f in frames
+                                       for slot in f.requested_slots or ()])
+                return requested, pooled[1], pooled[2]
+        return pooled
+
+
+def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[Mapping, tuple]:
+    """``(slot_values without empty value lists, ((issue kind, detail), ...))``."""
+    if not values:
+        return _EMPTY, ()
+    if not any(map((1).__ne__, map(len, values.values()))):
+        return MappingProxyType(values), ()  # one value per slot: the common case
+    problems = []
+    for slot, kept in values.items():
+        if len(kept) != 1:
+            if kept:
+                problems.append(("hedged_value", f"slot {slot!r}: {list(kept[:3])!r}"))
+            else:
+                problems.append(("empty_value_list", f"slot {slot!r}"))
+    if all(kind == "hedged_value" for kind, _ in problems):
+        return MappingProxyType(values), tuple(problems)
+    kept_values = {s: v for s, v in values.items() if v}
+    return (MappingProxyType(kept_values) if kept_values else _EMPTY), tuple(problems)
+
+
+def _merged(flats: list[Mapping]) -> Mapping:
+    """The flat states of a turn's frames as one (a later frame wins a tie)."""
+    items = [item for flat in flats for item in flat.items()]
+    return MappingProxyType(dict(items)) if items else _EMPTY
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _dialogue_items(document: Any, file: str) -> Iterator[tuple[str, _Dialogue]]:
+    if isinstance(document, dict):
+        yield from ((str(key), dialogue) for key, dialogue in document.items())
+        return
+    for dialogue in document:
+        if not isinstance(dialogue.dialogue_id, str):
+            raise PredictionError("dialogue without a string 'dialogue_id'", file=file)
+        yield dialogue.dialogue_id, dialogue
+
+
+def _read_document(data: bytes, file: str, tally: _Tally) -> list[tuple[str, list[PredTurn]]]:
+    try:
+        document = decode_typed(data, _DECODER, file=file, error=PredictionError)
+    except msgspec.ValidationError:
+        document = _repaired(parse_json_bytes(data, file=file, error=PredictionError), file,
+                             tally)
+    builder = _Builder(file, tally)
+    return [(dialogue_id, builder.dialogue(dialogue_id, record))
+            for dialogue_id, record in _dialogue_items(document, file)]
+
+
+_PATH = re.compile(r"at `\$(?:\[(\d+)\]|\.([^.\[`]+))")
+
+
+def _repaired(document: Any, file: str, tally: _Tally) -> Any:
+    """A generically parsed document that did not fit the typed records: odd slot values
+    repaired (a string -> ``(string,)``, a number -> ``(str(number),)``, with Issues), then
+    converted; a structural problem raises :class:`PredictionError`."""
+    if not isinstance(document, list | dict):
+        raise PredictionError("expected a list of SGD dialogues or {dialogue_id: dialogue}",
+                              file=file)
+    entries = document.items() if isinstance(document, dict) else enumerate(document)
+    for key, dialogue in entries:
+        if not isinstance(dialogue, dict):
+            raise PredictionError("expected a list of dialogue objects", file=file)
+        dialogue_id = str(key) if isinstance(document, dict) else dialogue.get("dialogue_id")
+        if not isinstance(dialogue_id, str):
+            raise PredictionError("dialogue without a string 'dialogue_id'", file=file)
         turns = dialogue.get("turns")
         if not isinstance(turns, list):
             raise PredictionError("dialogue without a 'turns' list", file=file,
                                   dialogue=dialogue_id)
-        out: list[tuple] = []
+        index = 0
         for raw_index, turn in enumerate(turns):
             try:
                 if turn["speaker"] != "USER":
                     continue
-                out.append(self._turn(turn, dialogue_id, len(out), raw_index))
-            except PredictionError:
-                raise
+                for frame in turn["frames"]:
+                    state = frame.get("state") if isinstance(frame, dict) else None
+                    if isinstance(state, dict) and isinstance(state.get("slot_values"), dict):
+                        _repair_values(state["slot_values"], tally, dialogue_id, index)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
                 raise PredictionError(
                     f"malformed turn (position {raw_index} in 'turns'): {detail}",
-                    file=file, dialogue=dialogue_id, turn=len(out)) from None
-        return (dialogue_id, tuple(out))
-
-    def _turn(self, turn: dict, dialogue_id: str, index: int, raw_index: int) -> tuple:
-        tally, key = self.tally, self.key
-        frames = []
-        flat: list[tuple[str, str]] = []
-        requested_keys: list[str] = []
-        intents: list[tuple[str, str]] = []
-        for frame in turn["frames"]:
-            if "service" not in frame or "state" not in frame:
-                missing = "service" if "service" not in frame else "state"
-                raise PredictionError(
-                    f"user frame without {missing!r} (position {raw_index} in 'turns')",
-                    file=self.file, dialogue=dialogue_id, turn=index)
-            service, state = frame["service"], frame["state"]
-            if type(service) is not str or not isinstance(state, dict):
-                raise TypeError("'service' must be a string and 'state' an object")
-            intent = state.get("active_intent")
-            if intent is None:
-                tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
-            elif type(intent) is not str:
-                raise TypeError(f"'active_intent' is {intent!r}, not a string")
-            elif intent != "NONE":
-                intents.append((service, intent))
-            requested = state.get("requested_slots")
-            if requested is None:
-                tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
-            else:
-                if type(requested) is not list or not all(type(r) is str for r in requested):
-                    raise TypeError("'requested_slots' is not a list of strings")
-                requested = tuple(requested)
-                requested_keys.extend([key(service, slot) for slot in requested])
-            slot_values = state["slot_values"]
-            if not isinstance(slot_values, dict):
-                raise TypeError("'slot_values' is not an object")
-            values = []
-            for slot, raw in slot_values.items():
-                if type(raw) is list and len(raw) == 1 and type(raw[0]) is str:
-                    values.append((slot, (raw[0],)))  # the common case, inlined
-                    continue
-                kept = _values(raw, tally, dialogue_id, index, slot)
-                if kept is not None:
-                    values.append((slot, kept))
-            values_key = tuple(values)
-            state_id = self.state_index.get(values_key)
-            if state_id is None:
-                state_id = self.state_index[values_key] = len(self.states)
-                self.states.append(values_key)
-            flat.extend([(key(service, slot), variants[0]) for slot, variants in values])
-            spans = frame.get("slots")
-            if spans is not None:
-                spans = _spans(spans, tally, dialogue_id, index)
-            frames.append((service, intent, requested, state_id, spans))
-        return (tuple(frames), tuple(flat), tuple(requested_keys), tuple(intents),
-                tuple([f[0] for f in frames]))
+                    file=file, dialogue=dialogue_id, turn=index) from None
+            index += 1
+    try:
+        return msgspec.convert(document, _Document)
+    except msgspec.ValidationError as exc:
+        raise _located(str(exc), document, file) from None
 
 
-def extract_document(data: Any, file: str) -> tuple:
-    """A parsed prediction document -> ``(file, dialogues, states, tally counts, tally
-    firsts)`` (see :class:`_Extractor`)."""
-    if isinstance(data, dict):
-        items = list(data.items())
-    elif isinstance(data, list):
-        items = []
-        for dialogue in data:
-            if not isinstance(dialogue, dict):
-                raise PredictionError("expected a list of dialogue objects", file=file)
-            dialogue_id = dialogue.get("dialogue_id")
-            if not isinstance(dialogue_id, str):
-                raise PredictionError("dialogue without a string 'dialogue_id'", file=file)
-            items.append((dialogue_id, dialogue))
-    else:
-        raise PredictionError("expected a list of SGD dialogues or {dialogue_id: dialogue}",
-                              file=file)
-    extractor = _Extractor(file)
-    dialogues = [extractor.dialogue(str(key), dialogue) for key, dialogue in items]
-    return file, dialogues, extractor.states, extractor.tally.counts, extractor.tally.first
+def _repair_values(slot_values: dict, tally: _Tally, dialogue: str, turn: int) -> None:
+    for slot, raw in slot_values.items():
+        if type(raw) is list:
+            if any(type(value) is not str for value in raw):
+                bad = next(value for value in raw if type(value) is not str)
+                tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {bad!r}")
+                slot_values[slot] = [v if type(v) is str else str(v) for v in raw]
+        elif type(raw) is str:
+            tally.add("non_list_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
+            slot_values[slot] = [raw]
+        elif raw is None or isinstance(raw, dict):
+            raise TypeError(f"slot {slot!r} has {'null' if raw is None else 'an object'} "
+                            "as its value list")
+        else:
+            tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
+            slot_values[slot] = [str(raw)]
 
 
-def extract_file(path_str: str) -> tuple:
-    data = parse_json_bytes(read_bytes(Path(path_str), error=PredictionError),
-                            file=path_str, error=PredictionError)
-    return extract_document(data, path_str)
-
-
-# --------------------------------------------------------------------------- building
+def _located(message: str, document: Any, file: str) -> PredictionError:
+    """A decoder ``message`` as a :class:`PredictionError` placed at its dialogue."""
+    match = _PATH.search(message)
+    dialogue = None
+    if match and match.group(1) is not None:
+        found = document[int(match.group(1))].get("dialogue_id")
+        dialogue = found if isinstance(found, str) else None
+    elif match:
+        dialogue = match.group(2)
+    return PredictionError(f"unexpected structure in SGD-style predictions: {message}",
+                           file=file, dialogue=dialogue)
 
 
 def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
@@ -280,131 +425,30 @@ def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
     return files, issues
 
 
-def _build(extracted: tuple) -> tuple:
-    """One file's :func:`extract_file` result -> ``(file, issues, [(dialogue_id, turns)])``."""
-    file, compact, states, counts, first = extracted
-    return file, _issues(counts, first, file), _build_dialogues(compact, states)
+def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
+    """``(file name, bytes)`` of every prediction document under ``path``, and Issues."""
+    if path.suffix.lower() == ".zip" and path.is_file():
+        members = ((f"{path}:{name}", data)
+                   for name, data in iter_zip_bytes(path, error=PredictionError)
+                   if SIDE_OUTPUT not in name)
+        return members, []
+    files, issues = _prediction_files(path)
+    return ((str(f), read_bytes(f, error=PredictionError)) for f in files), issues
 
 
-def _turn_builder() -> Callable:
-    """``(state, requested_slots, active_intents, active_domains, frames) -> PredTurn`` (the
-    other fields None), setting the slots directly when possible (see ``slot_setters``)."""
-    setters = slot_setters(PredTurn, ("state", "requested_slots", "active_intents", "response",
-                                      "active_domains", "frames", "raw_state"))
-    if setters is None:
-        def plain(state: Any, requested: Any, intents: Any, domains: Any, frames: Any
-                  ) -> PredTurn:
-            return PredTurn(state=state, requested_slots=requested, active_intents=intents,
-                            active_domains=domains, frames=frames)
-        return plain
-    (set_state, set_requested, set_intents, set_response, set_domains, set_frames,
-     set_raw) = setters
-    new = object.__new__
-
-    def build(state: Any, requested: Any, intents: Any, domains: Any, frames: Any) -> PredTurn:
-        turn = new(PredTurn)
-        set_state(turn, state)
-        set_requested(turn, requested)
-        set_intents(turn, intents)
-        set_response(turn, None)
-        set_domains(turn, domains)
-        set_frames(turn, frames)
-        set_raw(turn, None)
-        return turn
-
-    return build
-
-
-_pred_turn = _turn_builder()
-_pred_frame = frame_builder(PredFrame)
-_span = span_builder()
-
-
-def _build_dialogues(compact: list, states: list) -> list[tuple[str, list[PredTurn]]]:
-    """Wrap one file's compact dialogues (see :class:`_Extractor`) into PredTurns."""
-    mappings = [MappingProxyType(dict(values)) for values in states]
-    pred_turn, pred_frame, span = _pred_turn, _pred_frame, _span
-    out = []
-    for dialogue_id, turns in compact:
-        pred_turns = []
-        for frames, flat, requested, intents, services in turns:
-            pred_turns.append(pred_turn(
-                dict(flat), frozenset(requested), dict(intents), services,
-                tuple([
-                    pred_frame(service, intent, req, mappings[state_id],
-                               None if spans is None else tuple([span(*s) for s in spans]))
-                    for service, intent, req, state_id, spans in frames]),
-            ))
-        out.append((dialogue_id, pred_turns))
-    return out
-
-
-def _issues(counts: dict, first: dict, file: str) -> list[Issue]:
-    issues = []
-    for kind, count in counts.items():
-        dialogue, turn, detail = first[kind]
-        issues.append(Issue(kind, f"{count} {_VALUE_ISSUES[kind]}; first: {detail}",
-                            file=file, dialogue=dialogue, turn=turn))
-    return issues
-
-
-class PendingRead:
-    """A prediction directory whose files a worker process is parsing (:func:`start_reading`)."""
-
-    def __init__(self, path: Path, files: list[Path], issues: list[Issue],
-                 prefetch: Prefetch) -> None:
-        self.path = path
-        self.files = files
-        self.issues = issues
-        self.prefetch = prefetch
-
-    def close(self) -> None:
-        """Stop the worker if its results were not consumed."""
-        self.prefetch.close()
-
-
-def start_reading(path: Path) -> PendingRead | None:
-    """Start parsing the files of prediction directory ``path`` in a worker process, so
-    that the caller can load the gold meanwhile; pass the result to
-    :func:`read_sgd_frame_predictions`. None when ``path`` is not a directory of
-    prediction files (any problem is then reported by the real read)."""
-    path = Path(path)
-    try:
-        if not path.is_dir():
-            return None
-        files, issues = _prediction_files(path)
-        sizes = [f.stat().st_size for f in files]
-    except (DstEvalError, OSError):
-        return None
-    return PendingRead(path, files, issues,
-                       Prefetch(extract_file, [(str(f),) for f in files], sizes))
-
-
-def read_sgd_frame_predictions(path: Path, pending: PendingRead | None = None) -> PredictionSet:
-    """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`
-    (``pending``: that directory's :func:`start_reading`, when it was started earlier)."""
+def read_sgd_frame_predictions(path: Path) -> PredictionSet:
+    """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
     path = Path(path)
     if not path.exists():
         raise PredictionError("prediction path does not exist", file=str(path))
-    if pending is not None and pending.path == path:
-        issues = list(pending.issues)
-        built = pending.prefetch.collect(_build)
-    elif path.suffix.lower() == ".zip":
-        issues = []
-        built = [_build(extract_document(doc, f"{path}:{name}"))
-                 for name, doc in iter_zip_json(path, error=PredictionError)
-                 if SIDE_OUTPUT not in name]
-    else:
-        files, issues = _prediction_files(path)
-        # this process parses half of the bytes, wrapping each file into PredTurns as soon
-        # as it is parsed, while the worker parses the other half; then it wraps that half
-        built = parallel_map(extract_file, [(str(f),) for f in files],
-                             [f.stat().st_size for f in files], then=_build)
+    documents, issues = _documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}
-    for file, file_issues, file_dialogues in built:
-        issues.extend(file_issues)
-        for dialogue_id, turns in file_dialogues:
+    for file, data in documents:
+        tally = _Tally()
+        read = _read_document(data, file, tally)
+        issues.extend(tally.issues(file))
+        for dialogue_id, turns in read:
             if dialogue_id in dialogues:
                 issues.append(Issue(
                     "duplicate_dialogue",

@@ -51,7 +51,7 @@ import numpy as np
 
 from dst_eval import corpora
 from dst_eval.alignment import Alignment
-from dst_eval.corpora.sgd.loader import flat_slot_key
+from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics.sgd_frame import (
@@ -191,9 +191,10 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
     has_spans = any(f.spans is not None for _, p in alignment.pairs if p is not None
                     for f in (p.frames or ()))
     flat = _FlatFrames(gold)
-    service_slots = {name: (s.slots, s.categorical) for name, s in schema.items()}
+    service_ids = {name: i for i, name in enumerate(schema)}
+    service_slots = [(s.slots, s.categorical) for s in schema.values()]
 
-    refs, hyps, utterances, schemas, turn_of_frame = [], [], [], [], []
+    refs, hyps, utterances, frame_services, turn_of_frame = [], [], [], [], []
     scored_turns: list[tuple[GoldTurn, bool]] = []
     n_missing_turns = n_missing_frames = n_flat = 0
     for gold_turn, pred_turn in alignment.pairs:
@@ -211,6 +212,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                 hyp = _empty_frame(ref.service, has_spans)
             elif pred_frames is None:
                 hyp = flat.frame(pred_turn, ref.service)
+            elif len(pred_frames) == 1 and pred_frames[0].service == ref.service:
+                hyp = pred_frames[0]  # the common case, without a search
             else:
                 hyp = _hyp_frame(pred_frames, ref.service)
                 if hyp is None:
@@ -221,14 +224,15 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
             refs.append(ref)
             hyps.append(hyp)
             utterances.append(gold_turn.user_utterance)
-            schemas.append(service_slots[ref.service])
+            frame_services.append(service_ids[ref.service])
             turn_of_frame.append(turn_id)
         scored_turns.append((gold_turn, missing))
 
-    values = score_frames(refs, hyps, utterances, schemas, fuzzy=fuzzy)
+    services_arr = np.asarray(frame_services, dtype=np.int64)
+    values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy)
     turns_arr = np.asarray(turn_of_frame, dtype=np.int64)
     official, group_index, frame_index, group_names = _aggregate(
-        values, refs, turns_arr, seen, across_turn)
+        values, services_arr, list(schema), turns_arr, seen, across_turn)
     _notes(notes, alignment, options, n_missing_turns, n_missing_frames, n_flat)
 
     services = set(schema)
@@ -260,22 +264,26 @@ def _empty_frame(service: str, has_spans: bool) -> PredFrame:
     return PredFrame(service, "NONE", (), _EMPTY, () if has_spans else None)
 
 
-def _aggregate(values: np.ndarray, refs: list, turn_of_frame: np.ndarray,
-               seen: frozenset[str] | None, across_turn: bool) -> tuple:
-    """The official ``{group: {metric: mean}}`` plus the frame/group membership arrays."""
+def _aggregate(values: np.ndarray, frame_services: np.ndarray, services: list[str],
+               turn_of_frame: np.ndarray, seen: frozenset[str] | None,
+               across_turn: bool) -> tuple:
+    """The official ``{group: {metric: mean}}`` plus the frame/group membership arrays.
+
+    Frame ``i`` of service ``s = frame_services[i]`` belongs to every group of
+    ``_group_keys(services[s])`` (once per listing: a service named like its domain joins
+    that group twice, as officially).
+    """
     group_ids: dict[str, int] = {}
-    frame_index: list[int] = []
-    group_index: list[int] = []
-    keys_of_service: dict[str, list[int]] = {}
-    for i, ref in enumerate(refs):
-        ids = keys_of_service.get(ref.service)
-        if ids is None:
-            ids = keys_of_service[ref.service] = [
-                group_ids.setdefault(k, len(group_ids)) for k in _group_keys(ref.service, seen)]
-        frame_index.extend([i] * len(ids))
-        group_index.extend(ids)
-    frames = np.asarray(frame_index, dtype=np.int64)
-    groups = np.asarray(group_index, dtype=np.int64)
+    keys_of_service: list[list[int]] = [[] for _ in services]
+    first_frames = np.unique(frame_services, return_index=True)[1]
+    in_order = [int(frame_services[i]) for i in np.sort(first_frames)]  # as frames come
+    for s in [*in_order, *sorted(set(range(len(services))) - set(in_order))]:
+        keys_of_service[s] = [group_ids.setdefault(k, len(group_ids))
+                              for k in _group_keys(services[s], seen)]
+    width = len(keys_of_service[0]) if keys_of_service else 0
+    frames = np.repeat(np.arange(len(frame_services), dtype=np.int64), width)
+    groups = np.asarray(keys_of_service, dtype=np.int64).reshape(-1, width)[
+        frame_services].ravel()
     n_groups = len(group_ids)
     means, counts = group_means(values, frames, groups, n_groups)
     if across_turn:

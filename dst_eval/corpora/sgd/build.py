@@ -1,0 +1,171 @@
+"""Native SGD records (:mod:`.records`) -> the canonical gold objects.
+
+One :class:`GoldTurn` per USER turn (``raw_turn_index`` = its position in ``turns``):
+
+* ``frames``: one :class:`GoldFrame` per frame, with the corpus slot names, the frame's
+  ``slot_values`` sorted by slot, ``requested_slots`` as given, and the spans that carry a
+  position (``SlotSpan(slot, start, exclusive_end)``);
+* ``state``: the union over the frames of ``{"<service>-<slot>": values}`` (SGD user frames
+  exist only for active services and are cumulative within their service), sorted by key
+  when the turn has several frames;
+* ``requested_slots`` (``"<service>-<slot>"``), ``active_intents`` (services whose intent is
+  not ``NONE``), ``services`` (the frames' services, in order);
+* ``system_response``: the following SYSTEM utterance, if any.
+
+What repeats is shared, not copied: a frame state equal to the previous state of its
+service in the dialogue is the same mapping (cumulative states repeat from turn to turn),
+a turn whose frames carry the same state mappings as the previous turn's shares its flat
+state, and intent maps, service tuples and names are pooled.
+
+A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
+``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing
+from the schema raises :class:`GoldDataError` naming the file, the dialogue and the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from dst_eval.corpora.sgd.keys import flat_slot_key
+from dst_eval.corpora.sgd.records import Dialogue, Frame, Span
+from dst_eval.errors import GoldDataError
+from dst_eval.gold import GoldDialogue, GoldFrame, GoldTurn, ServiceSchema, SlotSpan
+
+_EMPTY: Mapping = MappingProxyType({})
+_NO_KEYS: frozenset[str] = frozenset()
+
+
+class _Malformed(Exception):
+    """A problem in one turn; :meth:`GoldBuilder.dialogue` adds the place."""
+
+
+class _SlotKeys(dict):
+    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def __missing__(self, slot: str) -> str:
+        key = self[slot] = flat_slot_key(self.service, slot)
+        return key
+
+
+class GoldBuilder:
+    """Builds :class:`GoldDialogue` objects from native records, for one gold set.
+
+    ``schema``: the split's services (empty: not checked).
+    """
+
+    def __init__(self, schema: Mapping[str, ServiceSchema]) -> None:
+        self.schema = schema
+        self.names: dict[str, str] = {}
+        self.keys: dict[str, _SlotKeys] = {}
+        self.turn_sets: dict[tuple, tuple] = {}
+
+    def dialogue(self, record: Dialogue, file: str) -> GoldDialogue:
+        dialogue_id = record.dialogue_id
+        turns = record.turns
+        names = self.names
+        out: list[GoldTurn] = []
+        states: dict[str, tuple[dict, Mapping, Mapping]] = {}
+        n_turns = len(turns)
+        for raw_index, turn in enumerate(turns):
+            speaker = turn.speaker
+            if speaker != "USER":
+                if speaker != "SYSTEM":
+                    raise GoldDataError(f"malformed turn: speaker {speaker!r} is neither USER "
+                                        "nor SYSTEM", file=file, dialogue=dialogue_id,
+                                        turn=raw_index)
+                continue
+            try:
+                if turn.utterance is None:
+                    raise _Malformed("missing key 'utterance'")
+                if turn.frames is None:
+                    raise _Malformed("missing key 'frames'")
+                if len(turn.frames) == 1:
+                    frame, flat = self._frame(turn.frames[0], states)
+                    frames: tuple[GoldFrame, ...] = (frame,)
+                else:
+                    built = [self._frame(frame, states) for frame in turn.frames]
+                    frames = tuple([frame for frame, _ in built])
+                    flat = _merged([flat for _, flat in built])
+            except _Malformed as exc:
+                raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
+                                    turn=raw_index) from None
+            response = None
+            if raw_index + 1 < n_turns:
+                following = turns[raw_index + 1]
+                if following.speaker == "SYSTEM":
+                    response = following.utterance
+            requested, active, services = self._turn_sets(frames)
+            out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
+                                services, response, frames, raw_index))
+        services = tuple([names.setdefault(s, s) for s in record.services])
+        return GoldDialogue(dialogue_id, tuple(out), services=services)
+
+    def _turn_sets(self, frames: tuple[GoldFrame, ...]
+                   ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
+        """``(requested slot keys, active intents, services)`` of a turn, pooled."""
+        key = tuple([(frame.service, frame.active_intent) for frame in frames])
+        pooled = self.turn_sets.get(key)
+        if pooled is None:
+            active = MappingProxyType({s: i for s, i in key if i != "NONE"})
+            services = tuple([s for s, _ in key])
+            pooled = self.turn_sets[key] = (_NO_KEYS, active or _EMPTY, services)
+        for frame in frames:
+            if frame.requested_slots:
+                requested = frozenset([self.keys[f.service][slot] for f in frames
+                                       for slot in f.requested_slots])
+                return requested, pooled[1], pooled[2]
+        return pooled
+
+    def _frame(self, frame: Frame, states: dict[str, tuple[dict, Mapping, Mapping]]
+               ) -> tuple[GoldFrame, Mapping]:
+        """The gold frame and its flat state ``{"<service>-<slot>": values}``."""
+        service, state = frame.service, frame.state
+        if service is None:
+            raise _Malformed("missing key 'service'")
+        if state is None:
+            raise _Malformed("missing key 'state'")
+        names = self.names
+        service = names.setdefault(service, service)
+        values = state.slot_values
+        last = states.get(service)
+        if last is not None and last[0] == values:
+            mapping, flat = last[1], last[2]
+        else:
+            if self.schema and service not in self.schema:
+                raise _Malformed(f"service {service!r} is not in the schema")
+            keys = self.keys.get(service)
+            if keys is None:
+                keys = self.keys[service] = _SlotKeys(service)
+            items = sorted(values.items())
+            mapping = MappingProxyType(dict(items)) if items else _EMPTY
+            flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY
+            states[service] = (values, mapping, flat)
+        intent = state.active_intent
+        spans = frame.slots
+        return GoldFrame(service, names.setdefault(intent, intent), state.requested_slots,
+                         mapping, _spans(spans, names) if spans else ()), flat
+
+
+def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ...]:
+    """Spans with a position; one without ``start`` (MultiWOZ 2.2 ``copy_from``) is left out."""
+    out = []
+    for span in spans:
+        if span.start is None:
+            continue
+        if span.exclusive_end is None:
+            raise _Malformed(f"malformed slot span {span!r}")
+        out.append(SlotSpan(names.setdefault(span.slot, span.slot), span.start,
+                            span.exclusive_end))
+    return tuple(out)
+
+
+def _merged(flats: list[Mapping]) -> Mapping:
+    """The flat states of a turn's frames as one, sorted by key (a tie keeps the larger
+    value tuple)."""
+    items = sorted([item for flat in flats for item in flat.items()])
+    return MappingProxyType(dict(items)) if items else _EMPTY

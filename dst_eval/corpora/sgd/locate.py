@@ -1,0 +1,132 @@
+"""Where an SGD split's gold comes from: the accepted layouts, and sniffing.
+
+* a split directory (``dev/`` with ``dialogues_*.json`` and ``schema.json``);
+* the corpus root (``train/ dev/ test/``) plus ``split`` (``validation`` = ``dev``);
+* one ``dialogues_*.json`` file (its directory's ``schema.json`` is used);
+* the Hugging Face ``schema_guided_dstc8`` export (JSON list or JSONL of records), as a
+  file or a directory holding ``<split>.jsonl``/``<split>.json``; a ``schema.json`` next
+  to it is used when present.
+
+The training schema (for seen/unseen services) is ``<root>/train/schema.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from dst_eval.errors import GoldDataError, UsageError
+
+SPLITS = ("train", "dev", "test")
+SPLIT_ALIASES = {"validation": "dev", "valid": "dev", "val": "dev"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """The files of one split: dialogues, its schema and the training schema."""
+
+    files: tuple[Path, ...]
+    split: str | None
+    schema: Path | None
+    train_schema: Path | None
+    shown: str
+    """How the gold is named in messages and in ``GoldSet.source``."""
+
+
+# --------------------------------------------------------------------------- sniffing
+
+_SLOT_KEY = re.compile(rb'"slot_values"\s*:\s*\{\s*"((?:[^"\\]|\\.)*)"')
+_HF_SLOT_NAME = re.compile(rb'"slot_name"\s*:\s*\[\s*"((?:[^"\\]|\\.)*)"')
+_SNIFF_BYTES = 1 << 20
+
+
+def _sniff_bytes(head: bytes) -> bool:
+    if b'"services"' not in head or b'"turns"' not in head:
+        return False
+    keys = _SLOT_KEY.findall(head) + _HF_SLOT_NAME.findall(head)
+    return bool(keys) and not any(b"-" in key for key in keys)
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES)
+
+
+def sniff(path: Path) -> bool:
+    """SGD dialogues (native or HF export) whose slot names carry no ``domain-`` prefix."""
+    path = Path(path)
+    if path.is_file():
+        return path.suffix in (".json", ".jsonl") and _sniff_bytes(_head(path))
+    if not path.is_dir():
+        return False
+    candidates = sorted(path.glob("dialogues_*.json"))
+    for split in SPLITS:
+        candidates += sorted((path / split).glob("dialogues_*.json"))[:1]
+    candidates += sorted(path.glob("*.jsonl"))[:1]
+    return any(_sniff_bytes(_head(candidate)) for candidate in candidates[:1])
+
+
+# --------------------------------------------------------------------------- locating
+
+
+def canonical_split(split: str | None) -> str | None:
+    if split is None:
+        return None
+    return SPLIT_ALIASES.get(split.lower(), split.lower())
+
+
+def _existing(path: Path) -> Path | None:
+    return path if path.is_file() else None
+
+
+def _hf_files(directory: Path) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for candidate in sorted(directory.glob("*.json*")):
+        if candidate.suffix not in (".json", ".jsonl") or candidate.stem == "schema":
+            continue
+        found.setdefault(canonical_split(candidate.stem.split("-")[0]) or "", candidate)
+    return found
+
+
+def locate(path: Path, split: str | None) -> Source:
+    """The :class:`Source` of ``path`` (any accepted layout) and ``split``."""
+    split = canonical_split(split)
+    if path.is_file():
+        own_split = canonical_split(path.parent.name)
+        return Source((path,), split or (own_split if own_split in SPLITS else None),
+                      _existing(path.parent / "schema.json"),
+                      _existing(path.parent.parent / "train" / "schema.json"), str(path))
+    if not path.is_dir():
+        raise GoldDataError("gold path does not exist", file=str(path))
+    files = sorted(path.glob("dialogues_*.json"))
+    if files:
+        own = canonical_split(path.name)
+        if split and own in SPLITS and split != own:
+            raise UsageError(f"{path} is the {own!r} split but split {split!r} was requested")
+        return Source(tuple(files), split or (own if own in SPLITS else None),
+                      _existing(path / "schema.json"),
+                      _existing(path.parent / "train" / "schema.json"), str(path))
+    available = [s for s in SPLITS if sorted((path / s).glob("dialogues_*.json"))]
+    if available:
+        if split is None:
+            raise UsageError(f"{path} holds the splits {', '.join(available)}; "
+                             "name one with --split")
+        if split not in available:
+            raise UsageError(f"split {split!r} not found in {path} "
+                             f"(available: {', '.join(available)})")
+        return Source(tuple(sorted((path / split).glob("dialogues_*.json"))), split,
+                      _existing(path / split / "schema.json"),
+                      _existing(path / "train" / "schema.json"), str(path / split))
+    hf = _hf_files(path)
+    if hf:
+        if split is None and len(hf) > 1:
+            raise UsageError(f"{path} holds the splits {', '.join(sorted(hf))}; "
+                             "name one with --split")
+        key = split if split is not None else next(iter(hf))
+        if key not in hf:
+            raise UsageError(f"split {split!r} not found in {path} "
+                             f"(available: {', '.join(sorted(hf))})")
+        return Source((hf[key],), key or None, _existing(path / "schema.json"), None,
+                      str(hf[key]))
+    raise GoldDataError("no SGD dialogues_*.json files found", file=str(path))

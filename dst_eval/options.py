@@ -180,6 +180,15 @@ class EvalOptions:
             if kind not in BREAKDOWNS:
                 raise UsageError(f"--by: unknown breakdown {_show(kind)}; known: "
                                  f"{', '.join(BREAKDOWNS)}")
+        if self.profile is not None and self.by:
+            from dst_eval.profiles import breakdowns_of
+
+            offered = breakdowns_of(self.profile)
+            lacking = [kind for kind in self.by if kind not in offered]
+            if lacking:
+                raise UsageError(f"--by {','.join(lacking)}: the {self.profile} profile has "
+                                 f"no such breakdown (it has: {', '.join(offered) or 'none'}; "
+                                 "the strict profile has all)")
         if self.normalisation is not None:
             if not isinstance(self.normalisation, str):
                 raise UsageError(f"--norm {_show(self.normalisation)}: must be a policy name")

@@ -47,6 +47,8 @@ BAD_OPTIONS = [
     (["--corpus", "atis"], "--corpus"),
     (["--db", "/nonexistent/db"], "--db"),
     (["--goals", "/nonexistent/data.json"], "--goals"),
+    (["--profile", "mwzeval", "--by", "domain,depth"], "--by depth"),
+    (["--profile", "trade", "--by", "domain"], "--by domain"),
 ]
 
 

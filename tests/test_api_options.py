@@ -49,6 +49,9 @@ BAD_OPTIONS = [
     (["--goals", "/nonexistent/data.json"], "--goals"),
     (["--profile", "mwzeval", "--by", "domain,depth"], "--by depth"),
     (["--profile", "trade", "--by", "domain"], "--by domain"),
+    (["--profile", "official", "--corpus", "multiwoz22"], "--profile"),
+    (["--output", "/nonexistent/dir/out.json"], "--output"),
+    (["--format", "table", "--report", "/nonexistent/dir/r.json"], "--report"),
 ]
 
 

@@ -67,10 +67,12 @@ def run_compare(argv: Sequence[str]) -> int:
     if len(args.predictions) < 2:
         raise UsageError("compare needs a baseline and at least one system prediction file")
     options = options_from(args)
-    if args.n is not None and args.n > MAX_BOOTSTRAP:
-        raise UsageError(f"--n {args.n}: at most {MAX_BOOTSTRAP} resamples")
-    if args.trials is not None and not 2 <= args.trials <= MAX_TRIALS:
-        raise UsageError(f"--trials {args.trials}: must be from 2 to {MAX_TRIALS}")
+    if args.n is not None and not 2 <= args.n <= MAX_BOOTSTRAP:
+        raise UsageError(f"--n must be at least 2 bootstrap resamples and at most "
+                         f"{MAX_BOOTSTRAP}, got {args.n}")
+    if args.trials is not None and not 1 <= args.trials <= MAX_TRIALS:
+        raise UsageError(f"--trials must be at least 1 and at most {MAX_TRIALS}, "
+                         f"got {args.trials}")
     seed = resolve_seed(options)
     check_writable("--output", args.output)
     from rich.console import Console

@@ -27,7 +27,8 @@ from dst_eval.metrics.resampling import approximate_randomisation, bootstrap_ci,
 
 from dst_eval.api import evaluate
 from dst_eval.corpora import load_gold
-from dst_eval.gold import GoldSet, dialogue_key, split_slot_key
+from dst_eval.gold import GoldSet, dialogue_key
+from dst_eval.slotkeys import split_slot_key
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -35,12 +35,6 @@ def freeze_mapping(mapping: Mapping | None) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
-def split_slot_key(slot_key: str) -> tuple[str, str]:
-    """Split ``"domain-slot"`` on the first ``-`` only (slot names may contain hyphens)."""
-    domain, _, slot = slot_key.partition("-")
-    return domain, slot
-
-
 @dataclass(frozen=True, slots=True)
 class SlotSpan:
     """A non-categorical value's character span in the user utterance (SGD ``slots``)."""

@@ -29,13 +29,18 @@ maps a predicted ``(domain, slot)`` to one canonical key for a corpus in two ste
    that table, not here.
 
 A flat key ``"domain-slot"`` is split on the FIRST ``-`` only (slot names may hold
-hyphens). Results are cached per ``(domain, slot, corpus)``.
+hyphens): :func:`split_slot_key` is the one splitter. Results are cached per
+``(domain, slot, corpus)``.
+
+After the corpus spelling, :class:`GoldSpellings` spells a predicted key or domain that
+matches the loaded gold only case-insensitively (SGD ``hotels_4-location`` vs the gold's
+``Hotels_4-location``) as the gold does; alignment uses it for every predicted key.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from types import MappingProxyType
 
@@ -130,6 +135,39 @@ def canonical_domain(domain: str, corpus: str | None) -> str:
     if policy == "lower":
         return _WHITESPACE.sub("", domain).lower()
     return domain.strip() if policy == "keep" else domain
+
+
+class GoldSpellings:
+    """The gold's spelling of predicted keys and domains (case-insensitive fallback).
+
+    ``key(k)`` is ``k`` when the gold has it, else the gold key equal to it ignoring case
+    (the first in sorted order), else None; ``domain(d)`` likewise for domains (``d``
+    itself when unknown). ``keys`` are the gold's slot keys, ``domains`` its domains
+    (those of ``keys`` are added).
+    """
+
+    __slots__ = ("keys", "domains", "_keys_by_lower", "_domains_by_lower")
+
+    def __init__(self, keys: Iterable[str], domains: Iterable[str] = ()) -> None:
+        self.keys = frozenset(keys)
+        self.domains = frozenset(split_slot_key(k)[0] for k in self.keys) | frozenset(domains)
+        self._keys_by_lower: dict[str, str] = {}
+        for key in sorted(self.keys):
+            self._keys_by_lower.setdefault(key.lower(), key)
+        self._domains_by_lower: dict[str, str] = {}
+        for domain in sorted(self.domains):
+            self._domains_by_lower.setdefault(domain.lower(), domain)
+
+    def key(self, key: str) -> str | None:
+        if key in self.keys:
+            return key
+        return self._keys_by_lower.get(key.lower())
+
+    def domain(self, domain: str) -> str:
+        return self._domains_by_lower.get(domain.lower(), domain)
+
+    def has_domain(self, domain: str) -> bool:
+        return domain.lower() in self._domains_by_lower
 
 
 def clear_caches() -> None:

@@ -21,7 +21,8 @@ from dst_eval.corpora.crosswoz import loader as crosswoz
 from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
 from dst_eval.corpora.risawoz import loader as risawoz
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.gold import GoldSet
+from dst_eval.slotkeys import split_slot_key
 
 # ----------------------------------------------------------------------------- helpers
 

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "evaluate", "load_gold", "read_predictions"]
+__all__ = ["EvalOptions", "Result", "__version__", "evaluate", "load_gold", "read_predictions"]
+
+_LAZY = {
+    "evaluate": ("dst_eval.api", "evaluate"),
+    "EvalOptions": ("dst_eval.options", "EvalOptions"),
+    "Result": ("dst_eval.result", "Result"),
+    "load_gold": ("dst_eval.corpora", "load_gold"),
+    "read_predictions": ("dst_eval.predictions.reader", "read_predictions"),
+}
 
 
 def __getattr__(name: str):  # lazy: `import dst_eval.metrics` must not load pandas/rich
-    if name == "evaluate":
-        from dst_eval.api import evaluate
+    if name in _LAZY:
+        import importlib
 
-        return evaluate
-    if name == "load_gold":
-        from dst_eval.corpora import load_gold
-
-        return load_gold
-    if name == "read_predictions":
-        from dst_eval.predictions.reader import read_predictions
-
-        return read_predictions
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'dst_eval' has no attribute {name!r}")

@@ -165,6 +165,14 @@ class EvalOptions:
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise UsageError(f"{_flag(name)} {_show(value)}: must be a non-empty name")
         _one_of("profile", self.profile, _known_profiles(), optional=True)
+        if self.profile is not None and self.corpus is not None:
+            from dst_eval.profiles import PROFILES
+
+            corpora = PROFILES[self.profile][2]
+            if corpora and self.corpus not in corpora:
+                raise UsageError(f"--profile {self.profile}: profile {self.profile!r} does not "
+                                 f"apply to corpus {self.corpus!r} (it applies to "
+                                 f"{', '.join(corpora)})")
         _one_of("pred_format", self.pred_format, PRED_FORMATS, optional=True)
         if not isinstance(self.strict, bool):
             raise UsageError(f"--strict {_show(self.strict)}: must be true or false")
@@ -183,6 +191,15 @@ class EvalOptions:
             if kind not in BREAKDOWNS:
                 raise UsageError(f"--by: unknown breakdown {_show(kind)}; known: "
                                  f"{', '.join(BREAKDOWNS)}")
+        if self.profile is not None and self.by:
+            from dst_eval.profiles import breakdowns_of
+
+            offered = breakdowns_of(self.profile)
+            lacking = [kind for kind in self.by if kind not in offered]
+            if lacking:
+                raise UsageError(f"--by {','.join(lacking)}: the {self.profile} profile has "
+                                 f"no such breakdown (it has: {', '.join(offered) or 'none'}; "
+                                 "the strict profile has all)")
         if self.normalisation is not None:
             if not isinstance(self.normalisation, str):
                 raise UsageError(f"--norm {_show(self.normalisation)}: must be a policy name")

@@ -47,6 +47,11 @@ BAD_OPTIONS = [
     (["--corpus", "atis"], "--corpus"),
     (["--db", "/nonexistent/db"], "--db"),
     (["--goals", "/nonexistent/data.json"], "--goals"),
+    (["--profile", "mwzeval", "--by", "domain,depth"], "--by depth"),
+    (["--profile", "trade", "--by", "domain"], "--by domain"),
+    (["--profile", "official", "--corpus", "multiwoz22"], "--profile"),
+    (["--output", "/nonexistent/dir/out.json"], "--output"),
+    (["--format", "table", "--report", "/nonexistent/dir/r.json"], "--report"),
 ]
 
 
@@ -66,6 +71,8 @@ def test_bad_option_is_a_one_line_usage_error_before_any_work(tmp_path, capsys, 
     (["report", str(PREDICTIONS), "--html", "x.html"], ["--norm", "+"]),
     (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--norm", "bogus"]),
     (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--metrics", "nope"]),
+    (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--n", str(10**9)]),
+    (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--trials", str(10**9)]),
     (["validate", str(PREDICTIONS)], ["--pred-format", "xml"]),
 ])
 def test_subcommands_refuse_bad_options_before_any_work(tmp_path, capsys, command, extra):

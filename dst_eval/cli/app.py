@@ -61,8 +61,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+GC_THRESHOLD = (100_000, 50, 1000)
+"""Generation-0 threshold of the command's process. A run builds a few million acyclic
+objects (gold, predictions, alignment); with Python's default (700, 10, 10) the cyclic
+collector re-scans them over and over. Measured on SGD dev, ``--profile sgd-official``
+(interleaved, 3 runs each, 2 loaded cores): CPU user time 4.61-4.79 s with the default,
+2.46-3.12 s with this threshold (gc.disable(): 2.03-2.47 s); peak RSS equal (133 MB)."""
+
+
 def run() -> None:
-    """Console-script entry point (``dst-eval``, ``python -m dst_eval``)."""
+    """Console-script entry point (``dst-eval``, ``python -m dst_eval``): :func:`main` in a
+    short-lived process whose collector runs less often (:data:`GC_THRESHOLD`)."""
+    import gc
+
+    gc.set_threshold(*GC_THRESHOLD)
     sys.exit(main())
 
 

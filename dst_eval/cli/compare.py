@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dst_eval.cli.parser import add_inputs, add_scoring, make_parser, options_from
+from dst_eval.cli.score import check_writable
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.options import MAX_BOOTSTRAP
 
@@ -66,11 +67,14 @@ def run_compare(argv: Sequence[str]) -> int:
     if len(args.predictions) < 2:
         raise UsageError("compare needs a baseline and at least one system prediction file")
     options = options_from(args)
-    if args.n is not None and args.n > MAX_BOOTSTRAP:
-        raise UsageError(f"--n {args.n}: at most {MAX_BOOTSTRAP} resamples")
-    if args.trials is not None and not 2 <= args.trials <= MAX_TRIALS:
-        raise UsageError(f"--trials {args.trials}: must be from 2 to {MAX_TRIALS}")
+    if args.n is not None and not 2 <= args.n <= MAX_BOOTSTRAP:
+        raise UsageError(f"--n must be at least 2 bootstrap resamples and at most "
+                         f"{MAX_BOOTSTRAP}, got {args.n}")
+    if args.trials is not None and not 1 <= args.trials <= MAX_TRIALS:
+        raise UsageError(f"--trials must be at least 1 and at most {MAX_TRIALS}, "
+                         f"got {args.trials}")
     seed = resolve_seed(options)
+    check_writable("--output", args.output)
     from rich.console import Console
 
     from dst_eval.progress import stage
@@ -93,8 +97,12 @@ def run_compare(argv: Sequence[str]) -> int:
     elif args.fmt == "markdown":
         _write(comparison_markdown(result), args.output)
     elif args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            render_comparison(result, Console(file=handle, width=160))
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                render_comparison(result, Console(file=handle, width=160))
+        except OSError as exc:
+            raise UsageError(f"cannot write --output {args.output}: "
+                             f"{exc.strerror or exc}") from None
     else:
         render_comparison(result, Console())
     return EXIT_OK
@@ -102,6 +110,9 @@ def run_compare(argv: Sequence[str]) -> int:
 
 def _write(text: str, output: str | None) -> None:
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)

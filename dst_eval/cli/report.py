@@ -67,6 +67,9 @@ def run_report(argv: Sequence[str]) -> int:
     target = Path(args.html)
     if target.is_dir():
         raise UsageError(f"--html {target}: is a directory; give a file name")
+    if not target.absolute().parent.is_dir():
+        raise UsageError(f"cannot write --html {target}: the directory "
+                         f"{target.absolute().parent} does not exist")
     from rich.console import Console
 
     from dst_eval.api import as_gold, as_predictions

@@ -59,8 +59,7 @@ def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     options = options_from(args)  # every bad option is refused here, before any work
     for flag, target in (("--output", args.output), ("--report", args.report)):
-        if target and Path(target).is_dir():
-            raise UsageError(f"{flag} {target}: is a directory; give a file name")
+        check_writable(flag, target)
     from dst_eval.api import evaluate
 
     with _progress("scoring…"):
@@ -91,6 +90,18 @@ def _stderr_may_be_terminal() -> bool:
         return True  # let rich decide
 
 
+def check_writable(flag: str, target: str | None) -> None:
+    """A usage error, before any work, when ``target`` cannot be an output file."""
+    if not target:
+        return
+    path = Path(target)
+    if path.is_dir():
+        raise UsageError(f"{flag} {target}: is a directory; give a file name")
+    if not path.absolute().parent.is_dir():
+        raise UsageError(f"{flag} {target}: the directory {path.absolute().parent} does not "
+                         "exist")
+
+
 def write_text(text: str, output: str | None) -> None:
     if output:
         try:
@@ -112,11 +123,19 @@ def write_result(result: Result, args: argparse.Namespace) -> None:
         from rich.console import Console
 
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                result.render(Console(file=handle, width=120))
+            try:
+                with open(args.output, "w", encoding="utf-8") as handle:
+                    result.render(Console(file=handle, width=120))
+            except OSError as exc:
+                raise UsageError(f"cannot write --output {args.output}: "
+                                 f"{exc.strerror or exc}") from None
         else:
             result.render(Console())
         if not args.no_report:
             target = Path(args.report or f"{Path(args.predictions).name}.report.json")
-            target.write_text(result.to_json(), encoding="utf-8")
+            try:
+                target.write_text(result.to_json(), encoding="utf-8")
+            except OSError as exc:
+                raise UsageError(f"cannot write the JSON report {target}: "
+                                 f"{exc.strerror or exc}") from None
             Console(stderr=True).print(f"JSON report written to {target}", highlight=False)

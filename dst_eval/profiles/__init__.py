@@ -41,6 +41,8 @@ PROFILES: dict[str, tuple[str, str]] = {
 PROFILE_BREAKDOWNS: dict[str, tuple[str, ...]] = {
     "strict": ("domain", "slot", "service", "seen", "depth"),
     "mwzeval": ("domain", "slot"),
+    "sgd-official": ("service",),
+    "sgd-official-multiwoz": ("service",),
 }
 """The ``--by`` breakdowns each profile computes (none for a profile not listed)."""
 

@@ -258,11 +258,3 @@ def corpus_specs() -> tuple[CorpusSpec, ...]:
     """Every packaged corpus config, by name (:mod:`dst_eval.corpora` orders and checks them)."""
     return tuple(corpus_config(name) for name in config_names())
 
-
-def __getattr__(name: str) -> Any:
-    """``CORPORA``: the known corpora (from ``configs/*.toml``), in detection order."""
-    if name == "CORPORA":
-        from dst_eval.corpora import names
-
-        return names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

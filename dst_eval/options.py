@@ -63,9 +63,9 @@ METRIC_PREFIXES = ("flexible_goal_accuracy@", "domain_joint_goal_accuracy:")
 
 
 def _known_corpora() -> tuple[str, ...]:
-    from dst_eval.config import CORPORA
+    from dst_eval.corpora import names
 
-    return CORPORA
+    return names()
 
 
 def _known_profiles() -> tuple[str, ...]:
@@ -166,9 +166,9 @@ class EvalOptions:
                 raise UsageError(f"{_flag(name)} {_show(value)}: must be a non-empty name")
         _one_of("profile", self.profile, _known_profiles(), optional=True)
         if self.profile is not None and self.corpus is not None:
-            from dst_eval.profiles import PROFILES
+            from dst_eval.corpora import applicable
 
-            corpora = PROFILES[self.profile][2]
+            corpora = applicable(self.profile)
             if corpora and self.corpus not in corpora:
                 raise UsageError(f"--profile {self.profile}: profile {self.profile!r} does not "
                                  f"apply to corpus {self.corpus!r} (it applies to "

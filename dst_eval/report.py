@@ -10,11 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-
-from dst_eval.result import Result
 
 COUNT_KEYS = {"turns", "correct", "wrong", "missing", "extra", "errors", "dialogues"}
 POINT_PREFIXES = ("bleu", "combined", "avg_", "num_", "entropy", "cond_entropy", "msttr",
@@ -22,6 +20,9 @@ POINT_PREFIXES = ("bleu", "combined", "avg_", "num_", "entropy", "cond_entropy",
 """Metrics reported on their own scale (BLEU 0-100, lengths, entropies); all others are
 fractions shown as percentages."""
 
+
+if TYPE_CHECKING:
+    from dst_eval.result import Result
 
 def to_json(result: Result, *, indent: bool = True) -> str:
     option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_INDENT_2 if indent else 0)

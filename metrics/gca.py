@@ -47,98 +47,11 @@ counts these slots, so both are functions of the same sums.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 import numpy as np
 from dst_eval.metrics.base import Metric
+from dst_eval.metrics.change_counts import CO_DELETION, GCA_COLUMNS
 
-ValueMatch = Callable[[str, tuple[str, ...]], bool]
 ALPHA = 1 - 1 / 11
-GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed", "gca_codel")
-CO_DELETION = ("once", "reference")
-_ABSENT = object()  # "key not in the previous padded state" (distinct from None = dropped)
-
-
-class ChangeCounter:
-    """Per-dialogue state of :func:`compute_gca`'s loop; :meth:`step` gives one turn's counts."""
-
-    __slots__ = ("match", "active_gold", "active_pred", "past_gold", "past_pred", "last")
-
-    def __init__(self, match: ValueMatch) -> None:
-        self.match = match
-        self.reset()
-
-    def reset(self) -> None:
-        self.active_gold: set[str] = set()
-        self.active_pred: set[str] = set()
-        self.past_gold: dict[str, tuple[str, ...] | None] = {}
-        self.past_pred: dict[str, str | None] = {}
-        self.last: tuple[Mapping, Mapping] = ({}, {})
-
-    def _same(self, pred: str | None, gold: tuple[str, ...] | None) -> bool:
-        if gold is None or pred is None:
-            return gold is None and pred is None
-        return self.match(pred, gold)
-
-    def step(self, gold: Mapping[str, tuple[str, ...]], pred: Mapping[str, str]
-             ) -> tuple[int, int, int, int, int]:
-        """``(correct, wrong, over, missed, co_deleted)`` of this turn's changes; the
-        reference code's ``missed`` is ``missed + co_deleted``."""
-        if gold == self.last[0] and pred == self.last[1]:
-            return 0, 0, 0, 0, 0  # nothing changed on either side
-        self.last = (gold, pred)
-        self.active_gold.update(gold)
-        self.active_pred.update(pred)
-        gold_now: dict[str, tuple[str, ...] | None] = dict(gold)
-        if len(self.active_gold) != len(gold):
-            for key in self.active_gold.difference(gold):
-                gold_now[key] = None
-        pred_now: dict[str, str | None] = dict(pred)
-        if len(self.active_pred) != len(pred):
-            for key in self.active_pred.difference(pred):
-                pred_now[key] = None
-        past_gold, past_pred = self.past_gold, self.past_pred
-        gold_get, pred_get = past_gold.get, past_pred.get
-        gold_diff = {k: v for k, v in gold_now.items() if gold_get(k, _ABSENT) != v}
-        pred_diff = {k: v for k, v in pred_now.items() if pred_get(k, _ABSENT) != v}
-
-        correct = wrong = over = missed = codel = 0
-        correct_labels: set[str] = set()
-        wrong_labels: set[str] = set()
-        for label, g in gold_diff.items():
-            if label not in pred_now:
-                if g is not None:
-                    missed += 1
-                else:
-                    correct += 1
-                    correct_labels.add(label)
-            elif self._same(pred_now[label], g):
-                correct += 1
-                correct_labels.add(label)
-            elif g is None:
-                over += 1
-            else:
-                wrong += 1
-                wrong_labels.add(label)
-        for label, p in pred_diff.items():
-            if label not in gold_now:
-                if p is not None:
-                    over += 1
-                else:
-                    correct += 1
-                continue
-            same = self._same(p, gold_now[label])
-            if same and label not in correct_labels:
-                correct += 1
-            elif p is None:
-                if same:  # dropped by both, already counted correct
-                    codel += 1
-                else:
-                    missed += 1
-            elif not same and label not in wrong_labels:
-                wrong += 1
-        self.past_gold, self.past_pred = gold_now, pred_now
-        return correct, wrong, over, missed, codel
 
 
 def gca_from_counts(correct, wrong, over, missed) -> np.ndarray | float:

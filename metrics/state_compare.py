@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
-from dst_eval.metrics.gca import GCA_COLUMNS, ChangeCounter
+from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 

@@ -149,10 +149,11 @@ def test_heavy_libraries_load_lazily():
 
 
 def test_every_corpus_config_names_a_registered_tokenizer_never_13a_on_cjk():
-    from dst_eval.config import CORPORA, corpus_config
+    from dst_eval.config import corpus_config
+    from dst_eval.corpora import names
 
     expected_signature = {"en": "13a", "zh": "zh", "ja": "ja-mecab-0.996-IPA"}
-    for corpus in CORPORA:
+    for corpus in names():
         config = corpus_config(corpus)
         tokenizer = get_tokenizer(config.tokenizer)
         assert tokenizer.signature() == expected_signature[config.language], corpus

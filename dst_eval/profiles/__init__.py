@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dst_eval import corpora
 from dst_eval.errors import UsageError
-from dst_eval.options import EvalOptions
-from dst_eval.result import Result
 
-__all__ = ["PROFILES", "EvalOptions", "ProfileFn", "Result", "get_profile"]
+if TYPE_CHECKING:
+    from dst_eval.result import Result
+
+__all__ = ["PROFILES", "ProfileFn", "breakdowns_of", "get_profile"]
 
 
-ProfileFn = Callable[..., Result]
+ProfileFn = Callable[..., "Result"]
 """``score(alignment, options, result=None) -> Result``: fills ``result`` (a fresh one
 when None) and returns it."""
 

@@ -7,9 +7,11 @@ console script of the active environment. Runs are interleaved per round
 and a job reports the **pairwise** ratios ``anchor / dst-eval`` of each round (median and min):
 never a ratio to a stored time.
 
-Per process (``os.wait4`` of the child):
+Per process (``os.wait4`` of the child, in ``launch.py``: a few-MB launcher process started
+by the harness spawns the command, so the harness's own memory cannot leak into the child's
+``ru_maxrss`` -- Linux counts a child's pre-``exec`` address space in it):
 
-* wall = ``perf_counter`` from spawn to reaping;
+* wall = ``perf_counter`` from spawn to reaping (in the launcher);
 * CPU = ``ru_utime + ru_stime`` of the child and of every descendant it waited for;
 * peak RSS = ``ru_maxrss`` of the child (Linux: the max over the child and its waited-for
   descendants -- a *max*, not a sum, should a process fork workers). Each ``run.sh``
@@ -32,6 +34,7 @@ variables are removed from the children's environment (a user's default).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -47,6 +50,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BYTES_PER_MB = 1024 * 1024
+LAUNCHER = Path(__file__).resolve().parent / "launch.py"
 
 
 class BenchError(RuntimeError):
@@ -207,7 +211,8 @@ class Bench:
     # ------------------------------------------------------------------ running
     def run(self, command: Command, *, cache_home: Path | None = None,
             capture: bool = False) -> Sample | None:
-        """Start ``command`` as a fresh process, reap it with ``os.wait4``; exit != 0 raises."""
+        """Start ``command`` as a fresh process via ``launch.py``, which measures it with
+        ``os.wait4``; exit != 0 raises."""
         if self.dry_run:
             text = command.shell()
             if text not in self.listed:
@@ -221,18 +226,18 @@ class Bench:
         logs = self.workdir / "logs"
         logs.mkdir(exist_ok=True)
         out_path, err_path = logs / "stdout.txt", logs / "stderr.txt"
+        result = logs / "usage.json"
+        result.unlink(missing_ok=True)
         with out_path.open("wb") as out, err_path.open("wb") as err:
-            start = time.perf_counter()
-            process = subprocess.Popen(command.argv, env=env, cwd=command.cwd, stdout=out,
-                                       stderr=err, stdin=subprocess.DEVNULL)
-            _, status, usage = os.wait4(process.pid, 0)
-            wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
+            code = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), str(result),
+                                   *command.argv], env=env, cwd=command.cwd, stdout=out,
+                                  stderr=err, stdin=subprocess.DEVNULL).returncode
+        if code != 0 or not result.exists():
             tail = err_path.read_text(errors="replace")[-2000:]
-            raise BenchError(f"exit {process.returncode}: {command.shell()}\n{tail}")
+            raise BenchError(f"exit {code}: {command.shell()}\n{tail}")
+        usage = json.loads(result.read_text())
         stdout = out_path.read_text(errors="replace") if capture else ""
-        return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / BYTES_PER_MB,
+        return Sample(usage["wall"], usage["cpu"], usage["maxrss_kib"] * 1024 / BYTES_PER_MB,
                       stdout)
 
     def cold_home(self) -> Path:

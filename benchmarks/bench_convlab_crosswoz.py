@@ -28,7 +28,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from harness import Bench, Command, JobReport, comparison_rows, standalone
+from harness import Bench, Command, JobReport, cache_note, comparison_rows, standalone
 
 JOB = "CrossWOZ test, convlab vs ConvLab-3 unified evaluator"
 PAIRS = {"accuracy": "joint_goal_accuracy", "slot_precision": "slot_precision",
@@ -104,7 +104,7 @@ def run(bench: Bench) -> JobReport:
     report.details.append(
         f"ConvLab CrossWOZ: {count} samples, {rounds} rounds; the anchor reads one file that "
         "already pairs gold and predictions, dst-eval parses the corpus and the predictions; "
-        f"dst-eval wrote {comp.cache_files} file(s) into its cold cache dirs.")
+        f"{cache_note(comp)}.")
     return report
 
 

@@ -20,7 +20,16 @@ import json
 import zipfile
 from pathlib import Path
 
-from harness import Bench, Command, JobReport, check, comparison_rows, median, standalone
+from harness import (
+    Bench,
+    Command,
+    JobReport,
+    cache_note,
+    check,
+    comparison_rows,
+    median,
+    standalone,
+)
 
 JOB = "MultiWOZ 2.1 test, strict DST, end to end"
 TARGET_SECONDS = 0.4
@@ -100,7 +109,7 @@ def run(bench: Bench) -> JobReport:
     report.details.append(
         f"MultiWOZ 2.1 strict: {rounds} runs per variant; cold walls min {min(cold):.3f} s, "
         f"median {median(cold):.3f} s; CPU median {median([s.cpu for s in comp.cold]):.3f} s; "
-        f"dst-eval wrote {comp.cache_files} file(s) into its cold cache dirs.")
+        f"{cache_note(comp)}.")
     return report
 
 

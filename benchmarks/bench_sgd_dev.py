@@ -22,7 +22,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import Bench, Command, JobReport, check, comparison_rows, median, standalone
+from harness import (
+    Bench,
+    Command,
+    JobReport,
+    cache_note,
+    check,
+    comparison_rows,
+    fmt_walls,
+    median,
+    standalone,
+)
 
 JOB = "SGD dev, sgd-official vs official DSTC8 scorer"
 TARGET_WALL, TARGET_CPU, TARGET_RSS_MB = 15.0, 12.0, 110.0
@@ -74,10 +84,8 @@ def run(bench: Bench) -> JobReport:
     numbers = same_numbers(anchor_out, dst_out)
     report = JobReport(comparison_rows("1 SGD dev sgd-official", comp, targets, numbers))
     report.details.append(
-        f"SGD dev: {rounds} rounds; dst-eval wrote {comp.cache_files} file(s) into its cold "
-        f"cache dirs; anchor walls {', '.join(f'{s.wall:.1f}' for s in comp.anchor)} s; dst-eval "
-        f"cold {', '.join(f'{s.wall:.2f}' for s in comp.cold)} s, warm "
-        f"{', '.join(f'{s.wall:.2f}' for s in comp.warm)} s.")
+        f"SGD dev: {rounds} rounds; {cache_note(comp)}. Walls: anchor {fmt_walls(comp.anchor)}; "
+        f"dst-eval cold {fmt_walls(comp.cold)}; warm {fmt_walls(comp.warm)}.")
     return report
 
 

@@ -124,17 +124,29 @@ class Comparison:
     cold: list[Sample] = field(default_factory=list)
     warm: list[Sample] = field(default_factory=list)
     cache_files: int = 0  # files dst-eval wrote under a cold run's XDG_CACHE_HOME
+    warm_cache_files: int = 0  # files in the warm variant's XDG_CACHE_HOME at the end
 
     def extend(self, other: Comparison) -> None:
         self.anchor += other.anchor
         self.cold += other.cold
         self.warm += other.warm
         self.cache_files += other.cache_files
+        self.warm_cache_files = max(self.warm_cache_files, other.warm_cache_files)
 
     def ratios(self, variant: str, what: str) -> list[float]:
         """Pairwise ``anchor / dst-eval`` of ``what`` (wall or cpu) per round."""
         mine = self.cold if variant == "cold" else self.warm
         return [getattr(a, what) / getattr(b, what) for a, b in zip(self.anchor, mine, strict=True)]
+
+
+def count_files(folder: Path) -> int:
+    return sum(len(files) for _, _, files in os.walk(folder))
+
+
+def cache_note(comp: Comparison) -> str:
+    """How many files dst-eval left in its cache dirs (``XDG_CACHE_HOME``): 0 = no cache."""
+    return (f"dst-eval wrote {comp.cache_files} file(s) into its cold runs' cache dirs, "
+            f"{comp.warm_cache_files} into the warm one")
 
 
 def median(values: Sequence[float]) -> float:
@@ -279,12 +291,13 @@ class Bench:
             sample = self.run(dst.with_env(**extra), cache_home=home, capture=capture)
             if sample:
                 result.cold.append(sample)
-                result.cache_files += sum(len(files) for _, _, files in os.walk(home))
+                result.cache_files += count_files(home)
                 shutil.rmtree(home, ignore_errors=True)
             if warm:
                 sample = self.run(dst.with_env(**extra), cache_home=warm_home, capture=capture)
                 if sample:
                     result.warm.append(sample)
+        result.warm_cache_files = count_files(warm_home)
         return result
 
     def cleanup(self) -> None:
@@ -297,6 +310,11 @@ def fmt_ratio(values: Sequence[float]) -> str:
     if not values:
         return "–"
     return f"{median(values):.1f}× (min {min(values):.1f}×)"
+
+
+def fmt_walls(samples: Sequence[Sample]) -> str:
+    """Every run's wall time, in order (the raw data behind a median)."""
+    return ", ".join(f"{s.wall:.2f}" for s in samples) + " s" if samples else "–"
 
 
 def fmt_seconds(values: Sequence[float]) -> str:

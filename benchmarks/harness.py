@@ -12,9 +12,10 @@ by the harness spawns the command, so the harness's own memory cannot leak into 
 ``ru_maxrss`` -- Linux counts a child's pre-``exec`` address space in it):
 
 * wall = ``perf_counter`` from spawn to reaping (in the launcher);
-* CPU = ``ru_utime + ru_stime`` of the child and of every descendant it waited for;
-* peak RSS = ``ru_maxrss`` of the child (Linux: the max over the child and its waited-for
-  descendants -- a *max*, not a sum, should a process fork workers). Each ``run.sh``
+* CPU = ``ru_utime + ru_stime`` of the command and of every descendant (the launcher is a
+  child subreaper: a forked worker left behind is reaped and counted too);
+* peak RSS = ``ru_maxrss``: the largest single process of the run (a *max*, not a sum,
+  should the command fork workers). Each ``run.sh``
   ``exec``\\ s its Python, so the wrapper's PID *is* the scorer process.
 
 Variants of the dst-eval side:
@@ -114,6 +115,7 @@ class Sample:
     cpu: float
     rss_mb: float
     stdout: str = ""
+    orphans: int = 0  # processes the command left running at its exit (reaped by launch.py)
 
 
 @dataclass
@@ -145,8 +147,11 @@ def count_files(folder: Path) -> int:
 
 def cache_note(comp: Comparison) -> str:
     """How many files dst-eval left in its cache dirs (``XDG_CACHE_HOME``): 0 = no cache."""
+    left = sum(s.orphans > 0 for s in comp.cold + comp.warm)
     return (f"dst-eval wrote {comp.cache_files} file(s) into its cold runs' cache dirs, "
-            f"{comp.warm_cache_files} into the warm one")
+            f"{comp.warm_cache_files} into the warm one"
+            + (f"; {left} dst-eval run(s) left processes behind (counted in CPU/RSS)"
+               if left else ""))
 
 
 def median(values: Sequence[float]) -> float:
@@ -250,7 +255,7 @@ class Bench:
         usage = json.loads(result.read_text())
         stdout = out_path.read_text(errors="replace") if capture else ""
         return Sample(usage["wall"], usage["cpu"], usage["maxrss_kib"] * 1024 / BYTES_PER_MB,
-                      stdout)
+                      stdout, usage.get("orphans", 0))
 
     def cold_home(self) -> Path:
         self._cold_count += 1

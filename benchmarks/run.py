@@ -15,6 +15,7 @@ import argparse
 import datetime
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -45,7 +46,12 @@ def context(bench: Bench) -> str:
             f"{bench.anchors}{' · QUICK mode' if bench.quick else ''}")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # so that temporary inputs are deleted
+
+
 def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
     args = parse_args(__doc__.splitlines()[0], argv)
     extra = argparse.ArgumentParser()
     extra.add_argument("--jobs", default=",".join(JOBS))
@@ -68,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for key in more.jobs.split(","):
             reports.append(JOBS[key.strip()](bench))
+            if not args.dry_run:  # partial results survive an interrupted run
+                bench.log(markdown_table(reports[-1].rows))
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -1,7 +1,7 @@
 """Job 2 -- mwzeval: one full evaluation of one prediction file, per file, over hash seeds 0-4.
 
 For each of the 15 files of ``<shared>/reference/mwzeval/predictions`` (``--quick``: 3) and
-each ``PYTHONHASHSEED`` in 0-4 (``--quick``: 0-1; ``--rounds N``: 0..N-1; mwzeval's run
+each ``PYTHONHASHSEED`` in 0-4 (``--quick``: 0-1; ``--mwzeval-files/-seeds N``; mwzeval's run
 time depends on it: its database keys are a ``set``; the same seed is given to dst-eval),
 one round of interleaved processes:
 
@@ -79,7 +79,10 @@ def run(bench: Bench) -> JobReport:
         work.mkdir(parents=True)
     anchor_out, dst_out = work / "anchor.json", work / "dst.json"
     systems = QUICK_SYSTEMS if bench.quick else SYSTEMS
-    seeds = range(bench.rounds(5, 2))
+    if bench.options.get("mwzeval_files"):
+        systems = (QUICK_SYSTEMS + tuple(s for s in SYSTEMS if s not in QUICK_SYSTEMS))[
+            :bench.options["mwzeval_files"]]
+    seeds = range(bench.options.get("mwzeval_seeds") or bench.rounds(5, 2))
     total, per_file, differ = Comparison(), [], []
     for index, name in enumerate(systems):
         pred = ref / "predictions" / f"{name}.json"

@@ -162,8 +162,10 @@ class Bench:
     """Runs (or, with ``dry_run``, lists) the measured commands of the jobs."""
 
     def __init__(self, *, quick: bool = False, dry_run: bool = False, rounds: int | None = None,
-                 workdir: Path | None = None, verbose: bool = True) -> None:
+                 workdir: Path | None = None, verbose: bool = True,
+                 options: dict[str, Any] | None = None) -> None:
         self.quick, self.dry_run, self.verbose = quick, dry_run, verbose
+        self.options = options or {}  # job-specific command-line options
         self.rounds_override = rounds
         self.shared = shared_dir()
         self.anchors = anchors_home()
@@ -404,7 +406,7 @@ def standalone(job: Callable[[Bench], JobReport], description: str,
     """``main`` of a single-job script: the same options as ``run.py``."""
     args = parse_args(description, argv)
     bench = Bench(quick=args.quick, dry_run=args.dry_run, rounds=args.rounds,
-                  workdir=args.workdir)
+                  workdir=args.workdir, options=vars(args))
     try:
         report = job(bench)
     finally:
@@ -423,6 +425,10 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
     parser.add_argument("--dry-run", action="store_true",
                         help="list the commands that would run, run nothing")
     parser.add_argument("--rounds", type=int, help="rounds per job (overrides the defaults)")
+    parser.add_argument("--mwzeval-files", type=int,
+                        help="job 2: the first N of the 15 files (default 15, --quick 3)")
+    parser.add_argument("--mwzeval-seeds", type=int,
+                        help="job 2: PYTHONHASHSEED 0..N-1 (default 5, --quick 2)")
     parser.add_argument("--workdir", type=Path,
                         help="where temporary inputs go (default: the system temp dir); "
                              "deleted afterwards")

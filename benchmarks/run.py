@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     more = extra.parse_known_args(argv)[0]
     try:
         bench = Bench(quick=args.quick, dry_run=args.dry_run, rounds=args.rounds,
-                      workdir=args.workdir)
+                      workdir=args.workdir, options=vars(args))
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -249,8 +249,8 @@ class Bench:
         result.unlink(missing_ok=True)
         with out_path.open("wb") as out, err_path.open("wb") as err:
             code = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), str(result),
-                                   *command.argv], env=env, cwd=command.cwd, stdout=out,
-                                  stderr=err, stdin=subprocess.DEVNULL).returncode
+                                   *command.argv], env=env, cwd=command.cwd or self.workdir,
+                                  stdout=out, stderr=err, stdin=subprocess.DEVNULL).returncode
         if code != 0 or not result.exists():
             tail = err_path.read_text(errors="replace")[-2000:]
             raise BenchError(f"exit {code}: {command.shell()}\n{tail}")

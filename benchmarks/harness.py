@@ -429,6 +429,9 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
                         help="job 2: the first N of the 15 files (default 15, --quick 3)")
     parser.add_argument("--mwzeval-seeds", type=int,
                         help="job 2: PYTHONHASHSEED 0..N-1 (default 5, --quick 2)")
+    parser.add_argument("--scale-sizes",
+                        help="job 4: comma-separated user-turn counts (default 10000,100000,"
+                             "1000000; --quick without 1000000)")
     parser.add_argument("--workdir", type=Path,
                         help="where temporary inputs go (default: the system temp dir); "
                              "deleted afterwards")

@@ -1,8 +1,8 @@
 """Self-contained HTML pages: one evaluation report, and a leaderboard.
 
-``render_report_html(report)`` renders a :class:`~dst_eval.report.Report` (best from
+``render_report_html(report)`` renders a :class:`~dst_eval.result.Result` (best from
 ``evaluate(..., by=("domain", "slot", "depth"))`` with the strict profile, whose
-``Report.outcomes`` feed the error analysis): summary and signature, headline scores,
+``Result.outcomes`` feed the error analysis): summary and signature, headline scores,
 joint goal accuracy by turn depth, per-domain and per-slot tables, error types
 (wrong value / missing / extra), the most frequent wrong values, issues and notes.
 
@@ -11,7 +11,7 @@ joint goal accuracy by turn depth, per-domain and per-slot tables, error types
 
     {"title": str, "signature": str,
      "gold"?: {"file": str, "sha256": str},
-     "columns": [metric, ...],              # shown metrics, in order (keys of Report.scores)
+     "columns": [metric, ...],              # shown metrics, in order (keys of Result.scores)
      "ranking_metric"?: str,                # default columns[0]
      "higher_is_better"?: bool,
      "statistics"?: {"level": 0.95, "resamples": int, "seed": ..., "alpha": 0.05, ...},
@@ -20,7 +20,7 @@ joint goal accuracy by turn depth, per-domain and per-slot tables, error types
                "name": str, "authors": str | None, "model_size": str | None,
                "paper"?: str | None, "code"?: str | None,   # links: http(s) URLs only
                "description"?: str | None,
-               "scores": {metric: float | None},  # Report.scores' scale; a metric value
+               "scores": {metric: float | None},  # Result.scores' scale; a metric value
                                                   # directly in the row is read too
                "ci": {metric: {"ci_low", "ci_high", ...} | None},
                "leader"?: bool,             # default: rank == 1
@@ -51,7 +51,8 @@ from typing import Any
 from dst_eval import __version__
 from dst_eval.metrics.error_analysis import OUTCOMES, error_counts, frequent_wrong_values
 from dst_eval.profiles.strict import DEPTH_CAP, domain_of
-from dst_eval.report import COUNT_KEYS, POINT_PREFIXES, Report, format_value
+from dst_eval.report import COUNT_KEYS, POINT_PREFIXES, format_value
+from dst_eval.result import Result
 
 TOP_SLOTS = 30
 """Slots shown in the per-slot error plot (the table lists every slot)."""
@@ -310,12 +311,12 @@ def _plots(render: Any, *args: Any) -> str | None:
 
 
 # ---- report data ------------------------------------------------------------------------
-def _groups(report: Report, kind: str) -> dict[str, dict[str, Any]]:
+def _groups(report: Result, kind: str) -> dict[str, dict[str, Any]]:
     prefix = f"{kind}:"
     return {k[len(prefix):]: v for k, v in report.groups.items() if k.startswith(prefix)}
 
 
-def _depth_rows(report: Report) -> tuple[list[tuple[str, float, int]], str]:
+def _depth_rows(report: Result) -> tuple[list[tuple[str, float, int]], str]:
     """``[(depth label, JGA, turns)]`` from the depth breakdown, else from per-turn columns."""
     groups = _groups(report, "depth")
     if groups:
@@ -340,7 +341,7 @@ def _depth_rows(report: Report) -> tuple[list[tuple[str, float, int]], str]:
             f"mean of the profile's per-turn {column} column")
 
 
-def _slot_counts(report: Report) -> dict[str, dict[str, float]]:
+def _slot_counts(report: Result) -> dict[str, dict[str, float]]:
     if report.outcomes:
         return error_counts(report.outcomes)
     groups = _groups(report, "slot")
@@ -350,7 +351,7 @@ def _slot_counts(report: Report) -> dict[str, dict[str, float]]:
     return {}
 
 
-def _first_seen(report: Report) -> dict[tuple[str, str, str], str]:
+def _first_seen(report: Result) -> dict[tuple[str, str, str], str]:
     """Where each (slot, gold, predicted) confusion first occurs: ``"dialogue turn N"``."""
     per_turn = report.per_turn or {}
     ids, turns = per_turn.get("dialogue_id"), per_turn.get("turn_index")
@@ -366,7 +367,7 @@ def _first_seen(report: Report) -> dict[tuple[str, str, str], str]:
 
 
 # ---- report sections --------------------------------------------------------------------
-def _summary(report: Report) -> str:
+def _summary(report: Result) -> str:
     sig = report.signature
     cov = report.coverage or {}
     cards = []
@@ -395,8 +396,8 @@ def _row(*parts: str) -> str:
     return '<div class="row">' + "".join(f"<div>{p}</div>" for p in parts if p) + "</div>"
 
 
-def _scores(report: Report) -> str:
-    intervals = report.extra.get("confidence_intervals") or {}
+def _scores(report: Result) -> str:
+    intervals = report.confidence_intervals or {}
     headers = ["metric", "score"] + (["95% CI", "μ ± half-width"] if intervals else [])
     rows = []
     for name, value in report.scores.items():
@@ -420,7 +421,7 @@ def _group_table(groups: dict[str, dict[str, Any]], label: str) -> str:
     return _table([label] + keys, rows, numeric=range(1, len(keys) + 1))
 
 
-def _depth_section(report: Report, plots: bool) -> str:
+def _depth_section(report: Result, plots: bool) -> str:
     rows, source = _depth_rows(report)
     if not rows:
         return '<p class="meta">No per-turn depth information for this profile.</p>'
@@ -432,7 +433,7 @@ def _depth_section(report: Report, plots: bool) -> str:
                        numeric=(1, 2)))
 
 
-def _domain_section(report: Report) -> str:
+def _domain_section(report: Result) -> str:
     parts = []
     for kind, label in (("domain", "domain"), ("service", "service"), ("seen", "services")):
         groups = _groups(report, kind)
@@ -441,7 +442,7 @@ def _domain_section(report: Report) -> str:
     return "".join(parts) or '<p class="meta">No domain breakdown for this profile.</p>'
 
 
-def _error_types(report: Report, slot_counts: dict[str, dict[str, float]]) -> str:
+def _error_types(report: Result, slot_counts: dict[str, dict[str, float]]) -> str:
     totals = {k: sum(c[k] for c in slot_counts.values()) for k in OUTCOMES}
     errors = totals["wrong"] + totals["missing"] + totals["extra"]
     explain = {"correct": "gold slot predicted with an acceptable value",
@@ -476,7 +477,7 @@ def _slot_section(slot_counts: dict[str, dict[str, float]], plots: bool) -> str:
                                               numeric=range(1, 7)))
 
 
-def _wrong_values_section(report: Report, plots: bool) -> str:
+def _wrong_values_section(report: Result, plots: bool) -> str:
     confusions = frequent_wrong_values(report.outcomes, top=TOP_WRONG)
     if not confusions:
         return '<p class="meta">No wrong values.</p>'
@@ -489,7 +490,7 @@ def _wrong_values_section(report: Report, plots: bool) -> str:
                      numeric=(3,)))
 
 
-def _issues_section(report: Report) -> str:
+def _issues_section(report: Result) -> str:
     items = [f'<li><span class="{_e(i.severity)}">{_e(i.severity)}</span> '
              f"<code>{_e(i.kind)}</code>: {_e(i)}</li>" for i in report.issues[:MAX_ISSUES]]
     if len(report.issues) > MAX_ISSUES:
@@ -499,7 +500,7 @@ def _issues_section(report: Report) -> str:
     return f'<ul class="issues">{"".join(items)}</ul>' if items else "<p>No issues.</p>"
 
 
-def render_report_html(report: Report, *, title: str | None = None) -> str:
+def render_report_html(report: Result, *, title: str | None = None) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
     plots = _matplotlib_available()
     slot_counts = _slot_counts(report)

@@ -1,9 +1,10 @@
 """Response-generation metrics per corpus (BLEU, Inform, Success, Combined, richness, ...).
 
-Each corpus module exposes ``score(alignment, options, *, resources) -> ResponseResult``.
-:func:`score_responses` dispatches on the gold corpus; ``dst_eval.api.evaluate`` merges
-the result into the report next to the DST scores. A metric a corpus does not define is
-listed in ``not_applicable`` with the reason (shown as ``n/a``), never reported as 0.
+Each corpus module exposes ``score(alignment, options, result, *, resources) -> Result``,
+which records its metrics in ``result`` (the same :class:`~dst_eval.result.Result` the DST
+profile filled). :func:`score_responses` dispatches on the gold corpus. A metric a
+corpus does not define is listed in ``not_applicable`` with the reason (shown as
+``n/a``), never reported as 0.
 
 Scales: rates (inform, success, entity inform rate) are fractions in [0, 1]; BLEU is on
 sacrebleu's 0–100 scale; ``combined`` = 0.5·(100·inform + 100·success) + BLEU, in points.
@@ -12,12 +13,12 @@ sacrebleu's 0–100 scale; ``combined`` = 0.5·(100·inform + 100·success) + BL
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from dst_eval.alignment import Alignment
-from dst_eval.profiles import ScoreOptions
+from dst_eval.options import EvalOptions
+from dst_eval.result import Result
 
 CORPUS_MODULES = {
     "multiwoz22": "multiwoz",
@@ -45,33 +46,16 @@ class ResponseResources:
     """The gold path the user gave (for locating resources next to it)."""
 
 
-@dataclass
-class ResponseResult:
-    scores: dict[str, float]
-    signature_fields: dict[str, str] = field(default_factory=dict)
-    not_applicable: dict[str, str] = field(default_factory=dict)
-    """metric name -> why this corpus or run has no value for it."""
-    groups: dict[str, dict[str, float]] = field(default_factory=dict)
-    official: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    table: Any = None
-    """Per-segment/per-dialogue TurnTable for bootstrap (optional)."""
-    metric_objects: list[Any] = field(default_factory=list)
-    """The Metric objects computed from ``table``."""
-    tables: list[tuple[Any, list[Any]]] = field(default_factory=list)
-    """Further ``(TurnTable, [Metric])`` pairs (e.g. per-dialogue inform/success and
-    per-segment BLEU statistics), each resampled by dialogue."""
-
-
 def has_responses(alignment: Alignment) -> bool:
     return any(p is not None and p.response is not None for _, p in alignment.pairs)
 
 
-def score_responses(alignment: Alignment, options: ScoreOptions, *,
-                    resources: ResponseResources | None = None,
-                    profile: str = "strict") -> ResponseResult:
+def score_responses(alignment: Alignment, options: EvalOptions, result: Result | None = None,
+                    *, resources: ResponseResources | None = None) -> Result:
+    """The gold corpus's response scorer: records its metrics in ``result`` (a fresh
+    :class:`~dst_eval.result.Result` when None) and returns it. ``options.profile``
+    selects compatibility behaviour (``mwzeval`` on MultiWOZ)."""
     corpus = alignment.gold.corpus
     module = importlib.import_module(f"dst_eval.corpora.{CORPUS_MODULES[corpus]}.responses")
-    return module.score(alignment, options, resources=resources or ResponseResources(),
-                        profile=profile)
+    return module.score(alignment, options, result if result is not None else Result(),
+                        resources=resources or ResponseResources())

@@ -1,4 +1,4 @@
-"""Bootstrap confidence intervals and paired significance tests on :class:`Report` objects.
+"""Bootstrap confidence intervals and paired significance tests on results.
 
 Glue between reports and :mod:`dst_eval.metrics.resampling` (which holds the formulas and
 sacrebleu's conventions): ``--bootstrap N`` calls :func:`add_bootstrap`, ``dst-eval compare``
@@ -27,7 +27,8 @@ from dst_eval.metrics.resampling import (
     paired_bootstrap,
     seed_label,
 )
-from dst_eval.report import Report, format_value
+from dst_eval.report import format_value
+from dst_eval.result import Result
 
 TESTS = ("bs", "ar", "both")
 DEFAULT_RESAMPLES = 1000
@@ -36,7 +37,7 @@ SIGNIFICANCE_LEVEL = 0.05
 FEW_DIALOGUES = 30
 
 
-def _metrics_of(report: Report, label: str) -> list[tuple[TurnTable, list[Metric]]]:
+def _metrics_of(report: Result, label: str) -> list[tuple[TurnTable, list[Metric]]]:
     pairs = report.stat_tables()
     if not pairs:
         raise UsageError(f"{label}: its profile ({report.signature.profile}) does not keep "
@@ -45,18 +46,20 @@ def _metrics_of(report: Report, label: str) -> list[tuple[TurnTable, list[Metric
     return pairs
 
 
-def add_bootstrap(report: Report, n: int, seed: Seed) -> dict[str, str]:
-    """Dialogue-level bootstrap CIs of the report's metrics into
-    ``report.extra["confidence_intervals"]`` (``{metric: {"score", "mean", "ci_low",
-    "ci_high", "half_width", "resamples"}}``); returns the signature fields
-    ``{"bs": n, "seed": seed}`` to add."""
+def add_bootstrap(report: Result, n: int, seed: Seed) -> dict[str, str]:
+    """Dialogue-level bootstrap CIs of the result's metrics into
+    ``result.confidence_intervals`` (``{metric: {"score", "mean", "ci_low", "ci_high",
+    "half_width", "resamples"}}``); adds the signature fields ``{"bs": n, "seed": seed}``
+    to ``result.signature`` and returns them."""
     if n < 2:
         raise UsageError(f"--bootstrap needs at least 2 resamples, got {n}")
     intervals: dict[str, Any] = {}
     for table, metrics in _metrics_of(report, report.predictions_source or "predictions"):
         intervals.update(bootstrap_ci(table, metrics, n_samples=n, seed=seed))
-    report.extra["confidence_intervals"] = intervals
-    return {"bs": str(n), "seed": seed_label(seed)}
+    report.confidence_intervals = intervals
+    fields = {"bs": str(n), "seed": seed_label(seed)}
+    report.signature = report.signature.with_fields(**fields)
+    return fields
 
 
 def format_ci(name: str, ci: dict[str, Any]) -> str:
@@ -65,7 +68,7 @@ def format_ci(name: str, ci: dict[str, Any]) -> str:
             f"{format_value(name, ci['half_width'])})")
 
 
-def compare_reports(reports: Sequence[Report], *, test: str = "bs", n: int | None = None,
+def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | None = None,
                     trials: int | None = None, seed: Seed = DEFAULT_SEED,
                     names: Sequence[str] | None = None, ties: str = "include") -> dict[str, Any]:
     """Paired tests of every report against the first (the baseline), per metric.
@@ -130,7 +133,7 @@ def compare_reports(reports: Sequence[Report], *, test: str = "bs", n: int | Non
     return result
 
 
-def _common_metrics(reports: Sequence[Report], names: Sequence[str]
+def _common_metrics(reports: Sequence[Result], names: Sequence[str]
                     ) -> list[tuple[TurnTable, list[Metric]]]:
     """The baseline's (table, metrics) pairs, restricted to metrics every system reports."""
     base = reports[0]
@@ -156,7 +159,7 @@ def _without_resamples(ci: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in ci.items() if k != "resamples"}
 
 
-def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Report,
+def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Result,
                  base_name: str, name: str, test: str, n: int, trials: int,
                  seed: Seed, ties: str) -> dict[str, Any]:
     system_tables = {tuple(m.name for m in metrics): table

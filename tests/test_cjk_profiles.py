@@ -24,8 +24,9 @@ from dst_eval.corpora.crosswoz import loader as crosswoz
 from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
 from dst_eval.corpora.risawoz import loader as risawoz
 from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.reader import read_predictions
-from dst_eval.profiles import ScoreOptions, get_profile
+from dst_eval.profiles import get_profile
 
 K = 7  # every K-th turn (global index % K == K - 1) is corrupted
 WRONG, EXTRA = "错误值", "多余值"
@@ -89,7 +90,7 @@ def predict(gold: GoldSet, tmp_path: Path, pred_states: list[State], *,
 
 
 def run(alignment: Alignment, profile: str, **options):
-    return get_profile(profile, alignment.gold.corpus)(alignment, ScoreOptions(**options))
+    return get_profile(profile, alignment.gold.corpus)(alignment, EvalOptions(**options))
 
 
 def selected(index: int) -> bool:

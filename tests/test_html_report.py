@@ -24,7 +24,7 @@ import dst_eval.cli.app as cli
 from dst_eval.api import evaluate
 from dst_eval.corpora import load_gold
 from dst_eval.html_report import render_leaderboard_html, render_report_html
-from dst_eval.report import Report
+from dst_eval.result import Result
 from dst_eval.signature import Signature
 
 SCRIPT_VALUE = '<script>alert("x")</script>'
@@ -263,7 +263,7 @@ def test_perfect_system_has_no_error_plots(system):
 
 
 def test_a_report_without_breakdowns_renders():
-    bare = Report(scores={"joint_goal_accuracy": 0.25, "bleu": 17.5},
+    bare = Result(scores={"joint_goal_accuracy": 0.25, "bleu": 17.5},
                   signature=Signature("sgd", "dev", "sgd-official"))
     text = render_report_html(bare)
     assert tables(text)["summary"][1][1:] == [["joint_goal_accuracy", "25.00"],

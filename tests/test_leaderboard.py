@@ -26,7 +26,7 @@ from dst_eval.cli.leaderboard import run_leaderboard
 from dst_eval.corpora import load_gold
 from dst_eval.errors import UsageError
 from dst_eval.leaderboard import core as leaderboard
-from dst_eval.report import Report
+from dst_eval.result import Result
 from dst_eval.signature import Signature
 from dst_eval.significance import compare_reports
 
@@ -492,11 +492,11 @@ def test_skip_option_without_a_paired_test(small):
 def test_statistics_that_do_not_reproduce_the_score_are_dropped():
     table = TurnTable({"jga": np.array([1.0, 0.0, 1.0]), "turn": np.array([1.0, 1.0, 1.0])},
                       np.arange(3), ["a", "b", "c"])
-    good = Report(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
-                  extra_tables=[(table, [JointGoalAccuracy()])])
+    good = Result(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
+                  tables=[(table, [JointGoalAccuracy()])])
     assert leaderboard._drop_inconsistent_statistics(good) == [] and good.stat_tables()
-    bad = Report(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
-                 extra_tables=[(table, [JointGoalAccuracy()])])
+    bad = Result(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
+                 tables=[(table, [JointGoalAccuracy()])])
     assert leaderboard._drop_inconsistent_statistics(bad) == [
         "joint_goal_accuracy: no interval or test (its per-dialogue statistics give 0.666667, "
         "not the score 0.5)"]

@@ -17,8 +17,8 @@ from dst_eval.alignment import align
 from dst_eval.corpora.multiwoz import mwzeval_states
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredictionSet, PredTurn
-from dst_eval.profiles import ScoreOptions
 from dst_eval.profiles.mwzeval import score
 
 # --- hand-built data -----
@@ -78,7 +78,7 @@ def alignment():
 
 
 def test_hand_computed_skip(alignment) -> None:
-    result = score(alignment, ScoreOptions(missing="skip"))
+    result = score(alignment, EvalOptions(missing="skip"))
     # 5 scored turns (d3 has no prediction); JGA hits: d2 t0 (empty = empty), d2 t1
     tp, fp, fn = 1 + 2 + 3 + 0 + 1, 1 + 1 + 1 + 0 + 0, 0 + 1 + 1 + 0 + 0
     assert (tp, fp, fn) == (7, 3, 2)
@@ -105,7 +105,7 @@ def test_hand_computed_skip(alignment) -> None:
 
 
 def test_missing_dialogue_counts_as_empty_by_default(alignment) -> None:
-    result = score(alignment, ScoreOptions())  # missing="wrong"
+    result = score(alignment, EvalOptions())  # missing="wrong"
     assert result.counts["turns"] == 7
     assert result.counts["missing_turns_scored_empty"] == 2
     assert result.scores["joint_goal_accuracy"] == pytest.approx(2 / 7, abs=1e-12)
@@ -117,15 +117,15 @@ def test_missing_dialogue_counts_as_empty_by_default(alignment) -> None:
 def test_profile_mutates_nothing(alignment) -> None:
     raw_before = copy.deepcopy(RAW)
     gold_before = [dict(t.state) for t in alignment.gold.turns()]
-    first = score(alignment, ScoreOptions(missing="skip"))
-    second = score(alignment, ScoreOptions(missing="skip"))
+    first = score(alignment, EvalOptions(missing="skip"))
+    second = score(alignment, EvalOptions(missing="skip"))
     assert raw_before == RAW
     assert [dict(t.state) for t in alignment.gold.turns()] == gold_before
     assert first.official == second.official and first.scores == second.scores
 
 
 def test_breakdowns(alignment) -> None:
-    groups = score(alignment, ScoreOptions(missing="skip", by=("domain", "slot"))).groups
+    groups = score(alignment, EvalOptions(missing="skip", by=("domain", "slot"))).groups
     hotel = groups["domain:hotel"]
     assert (hotel["tp"], hotel["fp"], hotel["fn"]) == (5, 2, 1)
     assert (groups["domain:train"]["tp"], groups["domain:train"]["fp"]) == (1, 1)
@@ -136,14 +136,14 @@ def test_breakdowns(alignment) -> None:
 
 def test_canonical_state_used_without_raw_state() -> None:
     preds = _predictions({"d2": RAW["d2"]}, with_raw=False)
-    result = score(align(_gold({"d2": GOLD["d2"]}), preds), ScoreOptions())
+    result = score(align(_gold({"d2": GOLD["d2"]}), preds), EvalOptions())
     assert result.scores["joint_goal_accuracy"] == 1.0
     assert result.counts["tp"] == 1
     # canonical 2.2 keys map back to mwzeval's names: train-leaveat -> (train, leave)
     gold = _gold({"c": [GOLD["d1"][1]]})
     canonical = {"hotel-area": "centre", "hotel-bookpeople": "2", "train-leaveat": "5:30 pm"}
     preds = PredictionSet("p.json", "mwzeval", {"c": [PredTurn(state=canonical)]})
-    assert score(align(gold, preds), ScoreOptions()).scores["joint_goal_accuracy"] == 1.0
+    assert score(align(gold, preds), EvalOptions()).scores["joint_goal_accuracy"] == 1.0
 
 
 def test_raw_state_keeps_what_the_reader_drops(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ def test_raw_state_keeps_what_the_reader_drops(tmp_path: Path) -> None:
     ]}))
     preds = read_predictions(path, corpus="multiwoz22")
     assert dict(preds.get("d2")[1].state) == {"restaurant-food": "british"}
-    result = score(align(_gold({"d2": GOLD["d2"]}), preds), ScoreOptions())
+    result = score(align(_gold({"d2": GOLD["d2"]}), preds), EvalOptions())
     # mwzeval scores "none" and "" as predicted values: two false positives
     assert (result.counts["tp"], result.counts["fp"], result.counts["fn"]) == (1, 2, 0)
     assert result.scores["joint_goal_accuracy"] == 0.5
@@ -167,10 +167,10 @@ def test_turn_without_state() -> None:
     stateless = PredTurn(response="hello")  # a turn object without "state"
     with_state = PredTurn(raw_state={"restaurant": {"food": "british"}})
     preds = PredictionSet("p.json", "mwzeval", {"d2": [stateless, with_state]})
-    wrong = score(align(gold, preds), ScoreOptions())
+    wrong = score(align(gold, preds), EvalOptions())
     assert wrong.counts["turns_without_state"] == 1
     assert wrong.scores["joint_goal_accuracy"] == 1.0  # empty prediction vs empty gold
-    skip = score(align(gold, preds), ScoreOptions(missing="skip"))
+    skip = score(align(gold, preds), EvalOptions(missing="skip"))
     assert skip.scores == dict.fromkeys(skip.scores, 0.0)  # mwzeval: all zeros
     assert skip.official == {"dst": {"joint_accuracy": 0, "slot_f1": 0,
                                      "slot_precision": 0, "slot_recall": 0}}
@@ -179,9 +179,9 @@ def test_turn_without_state() -> None:
 def test_gap_turn_is_a_missing_turn() -> None:
     gold = _gold({"d2": GOLD["d2"]})
     preds = PredictionSet("p.jsonl", "jsonl", {"d2": [PredTurn(raw_state={}), PredTurn()]})
-    skip = score(align(gold, preds), ScoreOptions(missing="skip"))
+    skip = score(align(gold, preds), EvalOptions(missing="skip"))
     assert skip.counts["turns"] == 1 and skip.scores["joint_goal_accuracy"] == 1.0
-    wrong = score(align(gold, preds), ScoreOptions())
+    wrong = score(align(gold, preds), EvalOptions())
     assert wrong.counts["missing_turns_scored_empty"] == 1
     assert wrong.scores["joint_goal_accuracy"] == 0.5
 
@@ -190,7 +190,7 @@ def test_non_string_raw_values_are_converted_and_noted() -> None:
     gold = _gold({"h": [{"hotel-stars": ("4",), "hotel-area": ("north",)}]})
     preds = PredictionSet("p.json", "mwzeval", {"h": [PredTurn(raw_state={
         "hotel": {"stars": 4, "area": ["north", "east"], "type": None}})]})
-    result = score(align(gold, preds), ScoreOptions())
+    result = score(align(gold, preds), EvalOptions())
     assert result.scores["joint_goal_accuracy"] == 1.0
     assert any("non-string" in note for note in result.notes)
 
@@ -199,8 +199,8 @@ def test_flat_raw_state_and_cd3f0ee() -> None:
     gold = _gold({"b": [{"hotel-name": ("alexander b and b",)}]})
     raw = {"hotel-name": "Alexander Bed and Breakfast"}
     preds = PredictionSet("p.json", "mwzeval", {"b": [PredTurn(raw_state=raw)]})
-    old = score(align(gold, preds), ScoreOptions())
-    new = score(align(gold, preds), ScoreOptions(), cd3f0ee=True)
+    old = score(align(gold, preds), EvalOptions())
+    new = score(align(gold, preds), EvalOptions(), cd3f0ee=True)
     assert old.scores["joint_goal_accuracy"] == 0.0
     assert new.scores["joint_goal_accuracy"] == 1.0
     assert new.signature_fields["norm"] == "mwzeval-cd3f0ee"
@@ -290,7 +290,7 @@ def test_reproduces_mwzeval_dst(system: str, approx_gold: GoldSet, mwzeval_dir: 
 
     expected = reference_outputs[system]["dst"]
     preds = read_predictions(mwzeval_dir / "predictions" / f"{system}.json", corpus="multiwoz22")
-    result = score(align(approx_gold, preds), ScoreOptions(missing="skip"))
+    result = score(align(approx_gold, preds), EvalOptions(missing="skip"))
     assert result.counts["turns"] == reference_outputs[system]["n_turns"]
     got = result.official["dst"]
     assert set(got) == set(expected)
@@ -307,8 +307,8 @@ def test_labes_default_counts_missing_dialogues(approx_gold: GoldSet, mwzeval_di
     from dst_eval.predictions.reader import read_predictions
 
     preds = read_predictions(mwzeval_dir / "predictions" / "labes.json", corpus="multiwoz22")
-    result = score(align(approx_gold, preds), ScoreOptions())
-    skipped = score(align(approx_gold, preds), ScoreOptions(missing="skip"))
+    result = score(align(approx_gold, preds), EvalOptions())
+    skipped = score(align(approx_gold, preds), EvalOptions(missing="skip"))
     assert result.counts["turns"] == 7372
     assert result.counts["missing_turns_scored_empty"] == 7372 - 6757
     # the 615 extra turns can only add misses (an empty gold state would be a hit)
@@ -321,7 +321,7 @@ def test_stateless_file_scores_zero_like_mwzeval(approx_gold: GoldSet, mwzeval_d
     from dst_eval.predictions.reader import read_predictions
 
     preds = read_predictions(mwzeval_dir / "predictions" / "hdno.json", corpus="multiwoz22")
-    result = score(align(approx_gold, preds), ScoreOptions(missing="skip"))
+    result = score(align(approx_gold, preds), EvalOptions(missing="skip"))
     assert result.counts["turns_without_state"] == 7372
     assert result.scores == dict.fromkeys(result.scores, 0.0)
     assert any("Missing state predictions" in note for note in result.notes)

@@ -42,10 +42,12 @@ from dst_eval.corpora import load_gold
 from dst_eval.corpora.risawoz.database import RisawozDatabase, find_database, load_database
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldSet, GoldTurn
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.reader import read_predictions
-from dst_eval.profiles import ScoreOptions, jmultiwoz_official
-from dst_eval.responses import ResponseResources, ResponseResult, score_responses
+from dst_eval.profiles import jmultiwoz_official
+from dst_eval.responses import ResponseResources, score_responses
+from dst_eval.result import Result
 
 TOL = 1e-9
 EMPTY_STATE = MappingProxyType({})
@@ -100,8 +102,8 @@ def predictions(gold: GoldSet, response: Callable[[GoldTurn], object],
 
 
 def score(gold: GoldSet, preds: PredictionSet, *, missing: str = "wrong",
-          db: Path | None = None) -> ResponseResult:
-    return score_responses(align(gold, preds), ScoreOptions(missing=missing),
+          db: Path | None = None) -> Result:
+    return score_responses(align(gold, preds), EvalOptions(missing=missing),
                            resources=ResponseResources(db=db))
 
 
@@ -109,7 +111,7 @@ def gold_response(turn: GoldTurn) -> str:
     return turn.system_response or ""
 
 
-def check_table(result: ResponseResult) -> None:
+def check_table(result: Result) -> None:
     """Every metric object reproduces its headline score from the table; bootstrap runs."""
     names = {m.name for m in result.metric_objects}
     assert names == set(result.scores)
@@ -361,7 +363,7 @@ def test_sgd_gold_is_100_and_inform_success_not_applicable(sgd_gold):
         assert "SGD defines no inform/success" in result.not_applicable[name]
     assert result.signature_fields["tok"] == "13a"
     assert result.signature_fields["bleu"] == "corpus"
-    assert result.counts["scored_turns"] == sgd_gold.n_turns == 825
+    assert result.counts["responses"]["scored_turns"] == sgd_gold.n_turns == 825
     check_table(result)
 
 
@@ -373,7 +375,7 @@ def test_sgd_every_third_response_empty_matches_sacrebleu(sgd_gold):
     expected = sacrebleu.corpus_bleu(hyps, [[t.system_response for t in turns]]).score
     assert 30 < expected < 90
     assert result.scores["bleu"] == pytest.approx(expected, abs=TOL)
-    assert result.counts["empty_response"] == sum(t.turn_index % 3 == 0 for t in turns)
+    assert result.counts["responses"]["empty_response"] == sum(t.turn_index % 3 == 0 for t in turns)
 
 
 # ---------------------------------------------------------------- CrossWOZ
@@ -382,7 +384,7 @@ def test_crosswoz_gold_is_100_and_entity_rate_1(crosswoz_gold, crosswoz_entities
     assert result.scores["bleu"] == pytest.approx(100.0, abs=TOL)
     assert result.scores["bleu_jieba"] == pytest.approx(100.0, abs=TOL)
     assert result.scores["entity_inform_rate"] == 1.0
-    assert result.counts["entities"] == sum(map(len, crosswoz_entities)) == 6455
+    assert result.counts["responses"]["entities"] == sum(map(len, crosswoz_entities)) == 6455
     assert result.signature_fields["tok"] == "zh"
     assert result.signature_fields["tok-jieba"] == f"jieba-{jieba.__version__}"
     assert "ConvLab/ConvLab-3#15" in result.not_applicable["inform"]
@@ -445,7 +447,7 @@ def test_crosswoz_entity_corruptions_by_construction(crosswoz_gold, crosswoz_ent
     assert len(replaced) > 2000
     result = score(crosswoz_gold, predictions(
         crosswoz_gold, lambda t: replaced.get((t.dialogue_id, t.turn_index), t.system_response)))
-    assert result.counts["entities_found"] == sum(totals) - len(replaced)
+    assert result.counts["responses"]["entities_found"] == sum(totals) - len(replaced)
     assert result.scores["entity_inform_rate"] == pytest.approx(
         1 - len(replaced) / sum(totals), abs=TOL)
 
@@ -456,7 +458,8 @@ def test_crosswoz_in_memory_gold_has_no_entity_rate(crosswoz_gold, crosswoz_enti
     with_acts = GoldSet("crosswoz", "test", first, source="<memory>")
     kept = score(with_acts, predictions(with_acts, gold_response))
     n_turns = sum(len(d.turns) for d in first)
-    assert kept.counts["entities"] == sum(len(e) for e in crosswoz_entities[:n_turns]) > 0
+    assert kept.counts["responses"]["entities"] == sum(
+        len(e) for e in crosswoz_entities[:n_turns]) > 0
     assert kept.scores["entity_inform_rate"] == 1.0
     bare = tuple(replace(d, turns=tuple(replace(t, system_annotations={}) for t in d.turns))
                  for d in first)
@@ -482,8 +485,8 @@ def test_risawoz_gold_ceiling_matches_independent_count(shared_dir, risawoz_gold
     assert (inform, n_inform, success, n_success) == (90, 95, 94, 100)
     assert result.scores["inform"] == pytest.approx(inform / n_inform, abs=TOL)
     assert result.scores["success"] == pytest.approx(success / n_success, abs=TOL)
-    assert result.counts["inform_dialogues"] == n_inform
-    assert result.counts["success_dialogues"] == n_success
+    assert result.counts["responses"]["inform_dialogues"] == n_inform
+    assert result.counts["responses"]["success_dialogues"] == n_success
     assert result.scores["combined"] == pytest.approx(
         50 * (inform / n_inform + success / n_success) + 100, abs=1e-6)
     assert result.signature_fields["is"] == "risawoz-is-v1"
@@ -522,7 +525,7 @@ def test_risawoz_corruptions_by_construction(shared_dir, risawoz_gold, risawoz_r
     assert skip.scores["inform"] == pytest.approx(inform / n_inform, abs=TOL)
     assert skip.scores["success"] == pytest.approx(success / n_success, abs=TOL)
     assert skip.scores["bleu"] == pytest.approx(100.0, abs=TOL)
-    assert skip.counts["dialogues"] == len(kept)
+    assert skip.counts["responses"]["dialogues"] == len(kept)
     # 3. every other response empty: the independent count on the same responses
     halved = {d: ["" if i % 2 else t for i, t in enumerate(texts)]
               for d, texts in gold_texts.items()}
@@ -601,7 +604,7 @@ def test_risawoz_gold_sample_by_hand(shared_dir, gold_samples):
     alignment = align(gold, preds)
     from dst_eval.corpora.risawoz.responses import outcomes_for
 
-    outcomes = outcomes_for(alignment, ScoreOptions(), load_database(shared_dir / RISAWOZ_DB))
+    outcomes = outcomes_for(alignment, EvalOptions(), load_database(shared_dir / RISAWOZ_DB))
     hospital = outcomes["hospital_goal_1-01###9001"]
     assert (hospital.inform, hospital.success) == (True, False)
     assert hospital.domains[0].unanswered == ("挂号时间",)
@@ -633,8 +636,8 @@ def test_jmultiwoz_official_bleu_identical_and_against_sacrebleu_tokens(gold_sam
                                                                         jmultiwoz_gold):
     preds = read_predictions(gold_samples / "jmultiwoz/predictions.json", corpus="jmultiwoz")
     alignment = align(jmultiwoz_gold, preds)
-    result = score_responses(alignment, ScoreOptions(), resources=ResponseResources())
-    profile = jmultiwoz_official.score(alignment, ScoreOptions())
+    result = score_responses(alignment, EvalOptions(), resources=ResponseResources())
+    profile = jmultiwoz_official.score(alignment, EvalOptions())
     assert result.scores["bleu_sentence_mean"] == profile.scores["bleu_sentence_mean"]
     assert result.official["response_bleu"] == profile.official["response_bleu"]
     hyp_tok = [JA_MECAB_TOKENS[p.response] for _, p in alignment.pairs]
@@ -658,11 +661,11 @@ def test_jmultiwoz_missing_turns_wrong_vs_skip(jmultiwoz_gold):
     wrong = score(jmultiwoz_gold, preds)
     skip = score(jmultiwoz_gold, preds, missing="skip")
     n_missing = sum(not keep(t) for t in turns)
-    assert wrong.counts["missing_turns"] == n_missing
+    assert wrong.counts["responses"]["missing_turns"] == n_missing
     assert wrong.scores["bleu_sentence_mean"] == pytest.approx(
         100 * (len(turns) - n_missing) / len(turns), abs=TOL)
     assert skip.scores["bleu_sentence_mean"] == pytest.approx(100.0, abs=TOL)
-    assert skip.counts["scored_turns"] == len(turns) - n_missing
+    assert skip.counts["responses"]["scored_turns"] == len(turns) - n_missing
 
 
 # ---------------------------------------------------------------- bad responses, no responses
@@ -686,9 +689,10 @@ def test_bad_responses_are_reported_and_scored_empty(corpus, sgd_gold, gold_samp
                                       bad_at else t.system_response))
     assert result.scores == emptied.scores
     kinds = list(bad_at.values())
-    assert result.counts["no_response"] == kinds.count(None)
-    assert result.counts["non_string_response"] == sum(isinstance(k, int | list) for k in kinds)
-    assert result.counts["empty_response"] == sum(isinstance(k, str) for k in kinds)
+    assert result.counts["responses"]["no_response"] == kinds.count(None)
+    assert result.counts["responses"]["non_string_response"] == sum(
+        isinstance(k, int | list) for k in kinds)
+    assert result.counts["responses"]["empty_response"] == sum(isinstance(k, str) for k in kinds)
     notes = " ".join(result.notes)
     assert "not a string" in notes and "(first: dialogue" in notes and "(int)" in notes
     main = {"jmultiwoz": "bleu_sentence_mean"}.get(corpus, "bleu")
@@ -700,7 +704,7 @@ def test_no_responses_at_all_is_not_applicable(crosswoz_gold):
     result = score(gold, predictions(gold, lambda t: None))
     assert result.scores == {}
     assert result.not_applicable["bleu"] == "no scored turn has a response"
-    assert result.counts["no_response"] == gold.n_turns
+    assert result.counts["responses"]["no_response"] == gold.n_turns
 
 
 # ---------------------------------------------------------------- pure metric pieces

@@ -18,10 +18,12 @@ from dst_eval.alignment import align
 from dst_eval.corpora import load_gold
 from dst_eval.corpora.sgd import loader as sgd
 from dst_eval.gold import GoldSet
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.sgd_frames import read_sgd_frame_predictions
-from dst_eval.profiles import ProfileResult, ScoreOptions, get_profile
+from dst_eval.profiles import get_profile
 from dst_eval.profiles.sgd_official import score, score_multiwoz
+from dst_eval.result import Result
 
 TOLERANCE = 1e-9
 
@@ -109,7 +111,7 @@ def test_reproduces_the_official_scorer(name: str, shared_dir: Path, sgd_dev: Go
     predictions = read_sgd_frame_predictions(corrupted(args))
     alignment = align(sgd_dev, predictions)
     assert not alignment.missing_dialogues and alignment.n_missing_turns == 0
-    result = (score_multiwoz if multiwoz_style else score)(alignment, ScoreOptions())
+    result = (score_multiwoz if multiwoz_style else score)(alignment, EvalOptions())
     _assert_same(result.official, _reference(shared_dir, name))
     assert result.scores == result.official["#ALL_SERVICES"]
     assert result.counts["frames"] == 26077 and result.counts["turns"] == 24363
@@ -160,14 +162,14 @@ def test_missing_dialogues_count_as_wrong_by_default(shared_dir: Path, sgd_dev: 
                for i in alignment.issues)
     n_missing_turns = sum(len(sgd_dev.get(d).turns) for d in alignment.missing_dialogues)
 
-    wrong = score(alignment, ScoreOptions())
+    wrong = score(alignment, EvalOptions())
     assert wrong.counts["missing_turns_scored_empty"] == n_missing_turns
     assert wrong.counts["frames"] == 26077
     assert any("scored as empty predictions" in note for note in wrong.notes)
     assert wrong.scores["joint_goal_accuracy"] == pytest.approx(
         _expected_missing10_jga(sgd_dev), abs=1e-12)
 
-    skip = score(alignment, ScoreOptions(missing="skip"))
+    skip = score(alignment, EvalOptions(missing="skip"))
     _assert_same(skip.official, _reference(shared_dir, "dev_drop_missing10"))
     assert skip.counts["dialogues"] == 2234
     assert skip.scores["joint_goal_accuracy"] > wrong.scores["joint_goal_accuracy"]
@@ -190,7 +192,7 @@ def _flat_oracle(gold: GoldSet) -> PredictionSet:
     return PredictionSet(source="oracle", format="jsonl", dialogues=dialogues)
 
 
-def _all_ones(result: ProfileResult) -> None:
+def _all_ones(result: Result) -> None:
     for group, metrics in result.official.items():
         assert metrics and all(value == 1.0 for value in metrics.values()), group
 
@@ -232,7 +234,7 @@ def test_gold_samples_predictions(gold_samples: Path, sample: GoldSet) -> None:
     assert wrong.scores["active_intent_accuracy"] == pytest.approx(8 / 10)
     assert wrong.scores["requested_slots_f1"] == pytest.approx((8 + 2 / 3 + 0) / 10)
     assert "slot_tagging_f1" not in wrong.scores
-    skip = score(alignment, ScoreOptions(missing="skip"))
+    skip = score(alignment, EvalOptions(missing="skip"))
     assert skip.scores["joint_goal_accuracy"] == pytest.approx(sum(frame_jga) / 9)
     assert skip.official["Weather_5"]["joint_goal_accuracy"] == 0.0
     assert skip.official["Weather_5"]["average_goal_accuracy"] == 1.0
@@ -254,7 +256,7 @@ def test_missing_frames(tmp_path: Path, gold_samples: Path, sample: GoldSet) -> 
     assert wrong.counts["missing_frames"] == 1 and wrong.counts["frames"] == 10
     assert wrong.official["Weather_5"]["joint_goal_accuracy"] == 0.5
     assert wrong.official["Weather_5"]["slot_tagging_recall"] == 0.5  # empty span list
-    skip = score(alignment, ScoreOptions(missing="skip"))
+    skip = score(alignment, EvalOptions(missing="skip"))
     assert skip.counts["frames"] == 9
     assert skip.official["Weather_5"]["joint_goal_accuracy"] == 1.0
 
@@ -263,14 +265,14 @@ def test_registry_and_options(sample: GoldSet) -> None:
     assert get_profile("sgd-official", "sgd") is score
     assert get_profile("sgd-official-multiwoz", "multiwoz22") is score_multiwoz
     alignment = align(sample, _flat_oracle(sample))
-    only = score(alignment, ScoreOptions(metrics=("joint_goal_accuracy",)))
+    only = score(alignment, EvalOptions(metrics=("joint_goal_accuracy",)))
     assert only.scores == {"joint_goal_accuracy": 1.0}
     from dst_eval.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown metric"):
-        score(alignment, ScoreOptions(metrics=("bleu",)))
+        score(alignment, EvalOptions(metrics=("bleu",)))
     with pytest.raises(UsageError, match="missing-prediction policy"):
-        score(alignment, ScoreOptions(missing="zero"))
+        score(alignment, EvalOptions(missing="zero"))
 
 
 # --------------------------------------------------------------------------- metric functions

@@ -1,243 +1,49 @@
-"""The ``dst-eval`` command line.
+"""The ``dst-eval`` command line: dispatch to one module per subcommand.
 
 Exit codes: 0 ok, 2 usage, 3 invalid predictions, 4 gold data problem (1: internal
 error, with a one-line message; set DST_EVAL_DEBUG=1 for the traceback).
+
+Subcommand modules are imported only when their command runs, so ``dst-eval --help``
+and a plain scoring run load neither pandas, matplotlib nor rich tables.
 """
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-from dst_eval import __version__
-from dst_eval.cli.leaderboard import run_leaderboard
-from dst_eval.cli.report import run_report
-from dst_eval.errors import EXIT_OK, EXIT_USAGE, DstEvalError, UsageError
+from dst_eval.errors import EXIT_USAGE, DstEvalError
 
-FORMATS = ("table", "json", "markdown", "csv")
-_exit_fast = False
-"""True in the console-script process, which ends with ``os._exit`` (see :func:`run`)."""
-
-EXAMPLES = """\
-examples:
-  dst-eval gold_samples/multiwoz22/predictions.json --gold gold_samples/multiwoz22
-  dst-eval preds.json --gold MultiWOZ_2.2 --split test --by domain,depth
-  dst-eval preds_dir/ --gold dstc8-schema-guided-dialogue --split dev \\
-      --profile sgd-official --format json --output metrics.json
-  dst-eval preds.jsonl --gold CrossWOZ/test.json.zip --profile trade
-  dst-eval validate preds.json --gold gold_samples/multiwoz22
-  dst-eval preds.json --gold MultiWOZ_2.2 --split test --bootstrap 1000
-  dst-eval compare base.json system.json --gold MultiWOZ_2.2 --split test --test both
-  dst-eval report preds.json --gold MultiWOZ_2.2 --split test --html report.html
-  dst-eval leaderboard configs/leaderboard_example.toml --output-dir leaderboard
-
-profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
-  trade (CrossWOZ), official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
-  3 invalid predictions, 4 gold data problem.
-"""
+COMMANDS = {
+    "validate": ("dst_eval.cli.validate", "run_validate"),
+    "compare": ("dst_eval.cli.compare", "run_compare"),
+    "report": ("dst_eval.cli.report", "run_report"),
+    "leaderboard": ("dst_eval.cli.leaderboard", "run_leaderboard"),
+}
+"""Subcommand -> (module, function); anything else is the default ``score`` command."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit code 2, no usage dump
-        raise UsageError(f"{message} (see dst-eval --help)")
+def _command(argv: list[str]):
+    if argv and argv[0] in COMMANDS:
+        module, function = COMMANDS[argv[0]]
+        return getattr(importlib.import_module(module), function), argv[1:]
+    from dst_eval.cli.score import run_score
 
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("predictions", help="prediction file (JSON/JSONL) or SGD-style directory")
-    parser.add_argument("--gold", help="gold data: corpus file, split directory or corpus root")
-    parser.add_argument("--corpus", help="multiwoz22, multiwoz21, sgd, crosswoz, risawoz, "
-                                         "jmultiwoz (detected from --gold when omitted)")
-    parser.add_argument("--split", help="split to use when --gold is a corpus root (dev, test)")
-    parser.add_argument("--pred-format", choices=("mwzeval", "jsonl", "sgd"),
-                        help="prediction format (detected when omitted)")
-    parser.add_argument("--strict", action="store_true",
-                        help="turn every prediction problem into an error (exit 3)")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="dst-eval",
-        description="Score dialogue-state-tracking and response predictions against gold "
-                    "data, with numbers identical to the official scorers (compat profiles) "
-                    "or the strict default. Other commands: validate, compare, report, "
-                    "leaderboard (see 'dst-eval COMMAND --help').",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"dst-eval {__version__}")
-    _common(parser)
-    parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict)")
-    parser.add_argument("--metrics", help="comma-separated metric names to report")
-    parser.add_argument("--by", default="",
-                        help="comma-separated breakdowns: domain, slot, service, seen, depth")
-    parser.add_argument("--format", choices=FORMATS, default="table", dest="fmt",
-                        help="output format (default: a table)")
-    parser.add_argument("--output", help="write the output to this file instead of stdout")
-    parser.add_argument("--report", help="with --format table: where to write the JSON report "
-                                         "(default: <predictions name>.report.json here)")
-    parser.add_argument("--no-report", action="store_true",
-                        help="with --format table: do not write the JSON report")
-    parser.add_argument("--missing", choices=("wrong", "skip"), default="wrong",
-                        help="missing dialogues/turns: score as wrong (default) or skip them "
-                             "as the official scorers silently do")
-    parser.add_argument("--dontcare", choices=("value", "ignore"), default="value",
-                        help="dontcare is an ordinary value (default) or removed on both sides")
-    parser.add_argument("--mwzeval-rules", choices=("7f19ee0", "cd3f0ee"), default="7f19ee0",
-                        help="mwzeval profile: rule tables of the published leaderboard "
-                             "(7f19ee0, default) or of the latest mwzeval (cd3f0ee)")
-    resources = parser.add_argument_group("response metrics (used when predictions carry "
-                                          "responses)")
-    resources.add_argument("--db", help="database directory (MultiWOZ db/ with *_db.json; "
-                                        "default: db/ next to the gold)")
-    resources.add_argument("--goals", help="MultiWOZ 2.1 data.json or zip with the user goals "
-                                           "(needed for Inform/Success on MultiWOZ 2.2 gold)")
-    resources.add_argument("--references", help="reference responses file (mwzeval format) "
-                                                "instead of the gold corpus's")
-    resources.add_argument("--gold-states", help="gold states file (mwzeval format) for the "
-                                                 "policy-optimisation setting")
-    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                        help="95%% confidence intervals from N dialogue-level resamples")
-    parser.add_argument("--seed", help="resampling seed (default $SACREBLEU_SEED or 12345; "
-                                       "'none' for unseeded)")
-    parser.add_argument("--norm", help="value normalisation policy (strict profile), e.g. "
-                                       "basic, exact, despace, nfkc+despace")
-    return parser
-
-
-def build_validate_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="dst-eval validate",
-                     description="Check a prediction file against the gold data and list "
-                                 "every problem; exit 3 if any problem is an error.")
-    _common(parser)
-    return parser
-
-
-def _split_list(value: str | None) -> tuple[str, ...]:
-    return tuple(v.strip() for v in (value or "").split(",") if v.strip())
-
-
-def _write(text: str, output: str | None) -> None:
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def run_score(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(argv)
-    predictions: Any = args.predictions
-    if args.gold:
-        from dst_eval.predictions.reader import prefetch_predictions
-
-        # started first (before the heavy imports and the spinner's timer thread): a worker
-        # process parses an SGD-style prediction directory while this one loads the gold
-        predictions = prefetch_predictions(predictions, args.pred_format) or predictions
-    try:
-        report = _score(args, predictions)
-    finally:
-        if not isinstance(predictions, str):
-            predictions.close()
-    _output(args, report)
-    return EXIT_OK
-
-
-def _stderr_may_be_terminal() -> bool:
-    """False when rich would not call stderr a terminal either (no spinner: rich unneeded)."""
-    if any(name in os.environ for name in ("TTY_COMPATIBLE", "FORCE_COLOR")):
-        return True
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return True  # let rich decide
-
-
-def _score(args: argparse.Namespace, predictions: Any) -> Any:
-    from dst_eval import api
-    from dst_eval.api import evaluate
-    from dst_eval.progress import stage
-
-    if _exit_fast:
-        api._retained = []  # freed by the process's end instead of one by one
-    console = None
-    if _stderr_may_be_terminal():
-        from rich.console import Console
-
-        console = Console(stderr=True)
-    with stage(console, "scoring…"):
-        return evaluate(
-            predictions, gold=args.gold, corpus=args.corpus, split=args.split,
-            profile=args.profile, pred_format=args.pred_format, strict=args.strict,
-            missing=args.missing, metrics=_split_list(args.metrics) or None,
-            by=_split_list(args.by), dontcare=args.dontcare, normalisation=args.norm,
-            mwzeval_rules=args.mwzeval_rules, bootstrap=args.bootstrap, seed=args.seed,
-            db=args.db, goals=args.goals, references=args.references,
-            gold_states=args.gold_states)
-
-
-def _output(args: argparse.Namespace, report: Any) -> None:
-    if args.fmt == "json":
-        _write(report.to_json(), args.output)
-    elif args.fmt == "markdown":
-        _write(report.to_markdown(), args.output)
-    elif args.fmt == "csv":
-        _write(report.to_csv(), args.output)
-    else:
-        from rich.console import Console
-
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                report.render(Console(file=handle, width=120))
-        else:
-            report.render(Console())
-        if not args.no_report:
-            target = Path(args.report or f"{Path(args.predictions).name}.report.json")
-            target.write_text(report.to_json(), encoding="utf-8")
-            Console(stderr=True).print(f"JSON report written to {target}", highlight=False)
-
-
-def run_validate(argv: Sequence[str]) -> int:
-    args = build_validate_parser().parse_args(argv)
-    from dst_eval.alignment import align
-    from dst_eval.api import _as_gold, _as_predictions
-
-    if not args.gold:
-        raise UsageError("validate needs --gold PATH to check the predictions against")
-    gold = _as_gold(args.gold, args.corpus, args.split)
-    predictions = _as_predictions(args.predictions, gold.corpus, args.pred_format)
-    alignment = align(gold, predictions, strict=args.strict)
-    summary = alignment.summary()
-    print(f"{predictions.source}: {predictions.format} format, "
-          f"{len(predictions.dialogues)} dialogues; gold {gold.corpus}"
-          f"{'/' + gold.split if gold.split else ''}: {summary['gold_dialogues']} dialogues, "
-          f"{summary['gold_turns']} turns; coverage {100 * summary['coverage']:.2f}%")
-    for issue in alignment.issues:
-        print(f"{issue.severity}: {issue}")
-    if not alignment.issues:
-        print("no problems found")
-    return EXIT_OK
-
-
-def run_compare(argv: Sequence[str]) -> int:
-    from dst_eval.cli.compare import run_compare as compare
-
-    return compare(argv)
-
-
-COMMANDS = {"validate": run_validate, "compare": run_compare, "report": run_report,
-            "leaderboard": run_leaderboard}
+    return run_score, argv
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in COMMANDS:
-            return COMMANDS[argv[0]](argv[1:])
         if not argv:
+            from dst_eval.cli.score import build_parser
+
             build_parser().print_help()
             return EXIT_USAGE
-        return run_score(argv)
+        command, rest = _command(argv)
+        return command(rest)
     except DstEvalError as exc:
         print(f"dst-eval: {exc.kind}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -256,23 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point: :func:`main` in a short-lived process.
-
-    The cyclic garbage collector is off for the run (the million-odd objects of a corpus
-    and a prediction file are acyclic, yet every collection would re-scan them), and the
-    process ends with ``os._exit`` once output is flushed, skipping the teardown of those
-    objects (:func:`dst_eval.evaluate` keeps them in ``api._retained`` for that); together
-    about a third of a large run's time.
-    """
-    import gc
-
-    global _exit_fast
-    gc.disable()
-    _exit_fast = True
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    """Console-script entry point (``dst-eval``, ``python -m dst_eval``)."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -13,7 +13,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from dst_eval.cli.parser import add_inputs, add_scoring, make_parser, options_from
 from dst_eval.errors import EXIT_OK, UsageError
+from dst_eval.options import MAX_BOOTSTRAP
+
+MAX_TRIALS = 100_000
+"""Approximate randomisation trials at most (a trials × dialogues boolean matrix)."""
 
 FORMATS = ("table", "json", "markdown")
 
@@ -29,38 +34,21 @@ Seed: --seed, else $DST_EVAL_SEED, else $SACREBLEU_SEED, else 12345 ('none' = un
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit code 2, no usage dump
-        raise UsageError(f"{message} (see dst-eval compare --help)")
-
-
 def build_compare_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="dst-eval compare",
-        description="Test whether systems differ significantly from a baseline, resampling "
-                    "whole dialogues (paired bootstrap and/or approximate randomisation).",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("predictions", nargs="+",
-                        help="prediction files; the first is the baseline")
-    parser.add_argument("--gold", help="gold data: corpus file, split directory or corpus root")
-    parser.add_argument("--corpus", help="corpus name (detected from --gold when omitted)")
-    parser.add_argument("--split", help="split to use when --gold is a corpus root")
-    parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict); it "
-                                          "must keep per-turn statistics")
-    parser.add_argument("--pred-format", choices=("mwzeval", "jsonl", "sgd"),
-                        help="prediction format (detected when omitted)")
-    parser.add_argument("--metrics", help="comma-separated metric names to compare")
-    parser.add_argument("--missing", choices=("wrong", "skip"), default="wrong",
-                        help="missing dialogues/turns: score as wrong (default) or skip")
-    parser.add_argument("--dontcare", choices=("value", "ignore"), default="value")
-    parser.add_argument("--norm", help="value normalisation policy (strict profile)")
+    parser = make_parser(
+        "dst-eval compare",
+        "Test whether systems differ significantly from a baseline, resampling whole "
+        "dialogues (paired bootstrap and/or approximate randomisation).", EXAMPLES)
+    add_inputs(parser, many=True)
+    add_scoring(parser, breakdowns=False, bootstrap=False, resources=False)
     parser.add_argument("--test", choices=("bs", "ar", "both"), default="bs",
                         help="paired bootstrap (bs, default), approximate randomisation (ar) "
                              "or both")
     parser.add_argument("--n", type=int, default=None,
-                        help="bootstrap resamples (default 1000)")
+                        help=f"bootstrap resamples (default 1000, at most {MAX_BOOTSTRAP})")
     parser.add_argument("--trials", type=int, default=None,
-                        help="approximate randomisation trials (default 10000)")
+                        help=f"approximate randomisation trials (default 10000, at most "
+                             f"{MAX_TRIALS})")
     parser.add_argument("--ties", choices=("include", "exclude"), default="include",
                         help="resampled differences equal to the real one count as extreme "
                              "(include, default) or not (exclude: sacrebleu's rule)")
@@ -73,10 +61,18 @@ def build_compare_parser() -> argparse.ArgumentParser:
 
 def run_compare(argv: Sequence[str]) -> int:
     args = build_compare_parser().parse_args(argv)
+    from dst_eval.api import as_gold, evaluate, resolve_seed
+
+    if len(args.predictions) < 2:
+        raise UsageError("compare needs a baseline and at least one system prediction file")
+    options = options_from(args)
+    if args.n is not None and args.n > MAX_BOOTSTRAP:
+        raise UsageError(f"--n {args.n}: at most {MAX_BOOTSTRAP} resamples")
+    if args.trials is not None and not 2 <= args.trials <= MAX_TRIALS:
+        raise UsageError(f"--trials {args.trials}: must be from 2 to {MAX_TRIALS}")
+    seed = resolve_seed(options)
     from rich.console import Console
 
-    from dst_eval.api import _as_gold, evaluate
-    from dst_eval.metrics.resampling import parse_seed, seed_from_env
     from dst_eval.progress import stage
     from dst_eval.significance import (
         compare_reports,
@@ -85,21 +81,10 @@ def run_compare(argv: Sequence[str]) -> int:
         render_comparison,
     )
 
-    if len(args.predictions) < 2:
-        raise UsageError("compare needs a baseline and at least one system prediction file")
-    try:
-        seed = seed_from_env() if args.seed is None else parse_seed(args.seed)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    metrics = tuple(m.strip() for m in (args.metrics or "").split(",") if m.strip()) or None
     console = Console(stderr=True)
     with stage(console, "scoring…"):
-        gold = _as_gold(args.gold, args.corpus, args.split)
-        reports = [
-            evaluate(path, gold=gold, corpus=args.corpus, profile=args.profile,
-                     pred_format=args.pred_format, missing=args.missing, metrics=metrics,
-                     dontcare=args.dontcare, normalisation=args.norm)
-            for path in args.predictions]
+        gold = as_gold(args.gold, options)
+        reports = [evaluate(path, gold=gold, options=options) for path in args.predictions]
     with stage(console, "testing…"):
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)

@@ -60,7 +60,8 @@ from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.resampling import resample_counts, resample_indices
 from dst_eval.predictions.model import Issue
 from dst_eval.predictions.reader import read_predictions
-from dst_eval.report import Report, format_value
+from dst_eval.report import format_value
+from dst_eval.result import Result
 from dst_eval.signature import Signature
 from dst_eval.significance import add_bootstrap, compare_reports
 
@@ -456,7 +457,7 @@ def _issue_text(issue: Issue) -> str:
     return str(dataclasses.replace(issue, file=None))
 
 
-def report_entry(report: Report, metadata: Mapping[str, Any], has_states: bool) -> dict:
+def report_entry(report: Result, metadata: Mapping[str, Any], has_states: bool) -> dict:
     """A report as a cache entry: scores, notes, per-dialogue statistic sums, metrics."""
     tables = [t for table, metrics in report.stat_tables()
               if (t := _table_entry(table, metrics)) is not None]
@@ -472,9 +473,9 @@ def report_entry(report: Report, metadata: Mapping[str, Any], has_states: bool) 
     return orjson.loads(orjson.dumps(entry, option=orjson.OPT_SERIALIZE_NUMPY))
 
 
-def entry_report(entry: Mapping[str, Any], source: str) -> Report:
-    """The cache entry as a Report whose statistics tables have one row per dialogue (the
-    same per-dialogue sums, so the same bootstrap), all in ``extra_tables``."""
+def entry_report(entry: Mapping[str, Any], source: str) -> Result:
+    """The cache entry as a Result whose statistics tables have one row per dialogue (the
+    same per-dialogue sums, so the same bootstrap), all in ``tables``."""
     sig = entry["signature"]
     signature = Signature(sig["corpus"], sig["split"], sig["profile"],
                           tuple(tuple(f) for f in sig["fields"]), sig["version"])
@@ -486,8 +487,8 @@ def entry_report(entry: Mapping[str, Any], source: str) -> Report:
                            for k, v in item["columns"].items()},
                           np.arange(len(ids), dtype=np.int64), ids)
         tables.append((table, [_decode(m) for m in item["metrics"]]))
-    return Report(scores=scores, signature=signature, coverage=entry["coverage"],
-                  notes=list(entry["notes"]), extra_tables=tables, predictions_source=source)
+    return Result(scores=scores, signature=signature, coverage=entry["coverage"],
+                  notes=list(entry["notes"]), tables=tables, predictions_source=source)
 
 
 class ScoreCache:
@@ -588,7 +589,7 @@ class Scorer:
 class Row:
     id: str
     metadata: dict[str, Any]
-    report: Report
+    report: Result
     scores: dict[str, float]
     coverage: float
     warnings: list[str]
@@ -659,11 +660,11 @@ def _explained(metric: str, notes: Iterable[str]) -> bool:
     return False
 
 
-def _drop_inconsistent_statistics(report: Report) -> list[str]:
+def _drop_inconsistent_statistics(report: Result) -> list[str]:
     """Keep a metric's statistics only if they reproduce its score (else its interval and
     tests would describe another number); notes for those dropped."""
     notes, kept_tables = [], []
-    for table, metrics in report.extra_tables:
+    for table, metrics in report.tables:
         kept = []
         for metric in metrics:
             value, score = metric.score(table), report.scores.get(metric.name, float("nan"))
@@ -675,7 +676,7 @@ def _drop_inconsistent_statistics(report: Report) -> list[str]:
                              f"statistics give {value:.6g}, not the score {score:.6g})")
         if kept:
             kept_tables.append((table, kept))
-    report.extra_tables = kept_tables
+    report.tables = kept_tables
     return notes
 
 
@@ -696,16 +697,16 @@ def rank_rows(rows: list[Row], config: LeaderboardConfig) -> list[Row]:
     return ranked + unranked
 
 
-def _restricted(report: Report, names: Iterable[str],
-                signature: Signature | None = None) -> Report:
+def _restricted(report: Result, names: Iterable[str],
+                signature: Signature | None = None) -> Result:
     """A copy whose statistics tables keep only the metrics ``names`` (and, for a paired
     test, the leader's signature: rows of one board were scored with the same settings,
     but submissions without states lack the DST fields)."""
     names = set(names)
     tables = [(t, kept) for t, metrics in report.stat_tables()
               if (kept := [m for m in metrics if m.name in names])]
-    return dataclasses.replace(report, table=None, metric_objects=[], extra_tables=tables,
-                               extra={}, signature=signature or report.signature)
+    return dataclasses.replace(report, tables=tables, confidence_intervals=None,
+                               signature=signature or report.signature)
 
 
 def add_statistics(rows: list[Row], config: LeaderboardConfig) -> dict[str, str]:

@@ -21,8 +21,9 @@ from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.normalize import Normalizer
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.options import EvalOptions
 from dst_eval.profiles.strict import scored_pairs
+from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
 
@@ -37,7 +38,7 @@ def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> f
     return frozenset(gold_set.slots) | frozenset(turn.state)
 
 
-def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     norm = Normalizer(NORMALISATION)
     services = {d.dialogue_id: d.services for d in gold_set}
@@ -72,7 +73,7 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t, _ in
                                                    scored_pairs(alignment, options)]}
     per_turn.update(table.columns)
-    return ProfileResult(
+    return (result or Result()).add(
         scores={"joint_goal_accuracy": accuracy, "slot_precision": precision,
                 "slot_recall": recall, "slot_f1": f1},
         signature_fields={"norm": f"{norm.signature}", "match": "any-piece-of-pipe-split",

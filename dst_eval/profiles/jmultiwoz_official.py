@@ -31,8 +31,9 @@ from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.options import EvalOptions
 from dst_eval.profiles.strict import scored_pairs
+from dst_eval.result import Result
 
 BOOK_PREFIX = "book_"
 BLEU_TOKENIZER = "ja-mecab-ipadic"
@@ -67,7 +68,7 @@ def state_items(state: Mapping[str, str], order: Mapping[str, tuple[int, int, in
     return set(state_string(state, order).split(", "))
 
 
-def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     order = _slot_order(gold_set.slots or corpus_config(gold_set.corpus).slots)
     pairs = scored_pairs(alignment, options)
@@ -113,7 +114,7 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
                 "predicted": [p is not None for _, p in pairs]}
     per_turn.update(table.columns)
-    return ProfileResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields=signature_fields,
         official=official,

@@ -63,8 +63,9 @@ from dst_eval.corpora.multiwoz.mwzeval_rules import (
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldTurn, split_slot_key
 from dst_eval.metrics.fuzzy import partial_ratio
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.result import Result
 
 DONTCARE = "dontcare"
 MATCH_THRESHOLD = 95
@@ -211,8 +212,8 @@ def _group_scores(counts: Counter) -> dict[str, dict[str, float]]:
 
 # --- the profile --------------------------------------------------------------------------------
 
-def score(alignment: Alignment, options: ScoreOptions, *, cd3f0ee: bool | None = None
-          ) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None, *,
+          cd3f0ee: bool | None = None) -> Result:
     """mwzeval's DST on ``alignment`` (see the module docstring for every rule)."""
     if cd3f0ee is None:
         cd3f0ee = options.mwzeval_rules == "cd3f0ee"
@@ -280,7 +281,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, cd3f0ee: bool | None =
     if options.metrics:
         scores = {k: v for k, v in scores.items() if k in options.metrics}
 
-    return ProfileResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": rules_version(cd3f0ee=cd3f0ee),
                           "match": f"partial-ratio>{MATCH_THRESHOLD}",

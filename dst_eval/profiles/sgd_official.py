@@ -62,8 +62,9 @@ from dst_eval.metrics.sgd_frame import (
     turn_products,
 )
 from dst_eval.normalize import Normalizer
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredFrame, PredTurn
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.result import Result
 
 ALL_SERVICES = "#ALL_SERVICES"
 SEEN_SERVICES = "#SEEN_SERVICES"
@@ -71,14 +72,18 @@ UNSEEN_SERVICES = "#UNSEEN_SERVICES"
 _EMPTY: Mapping = MappingProxyType({})
 
 
-def score(alignment: Alignment, options: ScoreOptions | None = None) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions | None = None,
+          result: Result | None = None) -> Result:
     """SGD mode: per-frame macro averages, fuzzy non-categorical matching."""
-    return _score(alignment, options or ScoreOptions(), fuzzy=True, across_turn=False)
+    return _score(alignment, options or EvalOptions(), fuzzy=True, across_turn=False,
+                  result=result)
 
 
-def score_multiwoz(alignment: Alignment, options: ScoreOptions | None = None) -> ProfileResult:
+def score_multiwoz(alignment: Alignment, options: EvalOptions | None = None,
+                   result: Result | None = None) -> Result:
     """MultiWOZ style: joint metrics per turn (product over frames), exact matching."""
-    return _score(alignment, options or ScoreOptions(), fuzzy=False, across_turn=True)
+    return _score(alignment, options or EvalOptions(), fuzzy=False, across_turn=True,
+                  result=result)
 
 
 # --------------------------------------------------------------------------- hypothesis frames
@@ -159,7 +164,7 @@ def _public_name(group: str, services: set[str]) -> str:
 # --------------------------------------------------------------------------- scoring
 
 
-def _check(alignment: Alignment, options: ScoreOptions) -> GoldSet:
+def _check(alignment: Alignment, options: EvalOptions) -> GoldSet:
     gold = alignment.gold
     if not gold.schema:
         raise UsageError("the sgd-official profiles need the service schema (schema.json "
@@ -170,13 +175,14 @@ def _check(alignment: Alignment, options: ScoreOptions) -> GoldSet:
     return gold
 
 
-def _score(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
-           across_turn: bool) -> ProfileResult:
-    return _score_frames(alignment, options, fuzzy=fuzzy, across_turn=across_turn)
+def _score(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
+           across_turn: bool, result: Result | None = None) -> Result:
+    return _score_frames(alignment, options, fuzzy=fuzzy, across_turn=across_turn,
+                         result=result)
 
 
-def _score_frames(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
-                  across_turn: bool) -> ProfileResult:
+def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
+                  across_turn: bool, result: Result | None = None) -> Result:
     gold = _check(alignment, options)
     notes: list[str] = []
     schema = gold.schema
@@ -229,7 +235,7 @@ def _score_frames(alignment: Alignment, options: ScoreOptions, *, fuzzy: bool,
     groups = {_public_name(g, services): dict(official[g])
               for g in group_names if g != ALL_SERVICES and g in official}
     per_turn = _per_turn(values, turns_arr, scored_turns)
-    return ProfileResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields={
             "norm": Normalizer("exact").signature,
@@ -312,7 +318,7 @@ def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
     return columns
 
 
-def _select(scores: dict[str, float], options: ScoreOptions) -> dict[str, float]:
+def _select(scores: dict[str, float], options: EvalOptions) -> dict[str, float]:
     if not options.metrics:
         return scores
     unknown = [m for m in options.metrics if m not in METRICS]
@@ -322,7 +328,7 @@ def _select(scores: dict[str, float], options: ScoreOptions) -> dict[str, float]
     return {m: scores[m] for m in options.metrics if m in scores}
 
 
-def _notes(notes: list[str], alignment: Alignment, options: ScoreOptions, n_missing_turns: int,
+def _notes(notes: list[str], alignment: Alignment, options: EvalOptions, n_missing_turns: int,
            n_missing_frames: int, n_flat: int) -> None:
     if n_missing_turns:
         notes.append(f"{n_missing_turns} gold turns without prediction are scored as empty "

@@ -23,8 +23,9 @@ from dst_eval.metrics.base import TurnTable
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.state_compare import SlotOutcome
 from dst_eval.normalize import Normalizer
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles import ProfileResult, ScoreOptions
+from dst_eval.result import Result
 
 DONTCARE = "dontcare"
 GROUP_METRIC_NAMES = ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy",
@@ -32,7 +33,7 @@ GROUP_METRIC_NAMES = ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy",
 DEPTH_CAP = 10  # turn depths >= 10 share one bucket
 
 
-def normalizer_for(corpus: str, options: ScoreOptions) -> Normalizer:
+def normalizer_for(corpus: str, options: EvalOptions) -> Normalizer:
     config = corpus_config(corpus)
     return Normalizer(options.normalisation or config.normalisation, config.multi_value_slots)
 
@@ -53,7 +54,7 @@ def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str) -> dict[s
     return state
 
 
-def scored_pairs(alignment: Alignment, options: ScoreOptions
+def scored_pairs(alignment: Alignment, options: EvalOptions
                  ) -> list[tuple[GoldTurn, PredTurn | None]]:
     if options.missing == "skip":
         return [(g, p) for g, p in alignment.pairs if p is not None]
@@ -124,7 +125,7 @@ def breakdowns(corpus: str, by: tuple[str, ...], gold: list[dict], pred: list[di
     return groups
 
 
-def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     corpus = gold_set.corpus
     norm = normalizer_for(corpus, options)
@@ -167,7 +168,7 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
         notes.append("active_intent_accuracy: n/a (no intents in the gold or the predictions)")
     if not with_requested:
         notes.append("requested_slots_*: n/a (no requested slots in the gold or the predictions)")
-    return ProfileResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": norm.signature, "match": "exact-any-variant",
                           "dontcare": options.dontcare, "agg": "turn",

@@ -31,9 +31,10 @@ from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
 from dst_eval.metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles import ProfileResult, ScoreOptions
 from dst_eval.profiles.strict import scored_pairs
+from dst_eval.result import Result
 
 NONE_VALUE = "none"
 DONTCARE = "dontcare"
@@ -57,7 +58,7 @@ def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
     return state_items(pred.state, dontcare=dontcare)
 
 
-def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     pairs = scored_pairs(alignment, options)
     turns = [g for g, _ in pairs]
@@ -96,7 +97,7 @@ def score(alignment: Alignment, options: ScoreOptions) -> ProfileResult:
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
                 "predicted": [p is not None for _, p in pairs]}
     per_turn.update(table.columns)
-    return ProfileResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": Normalizer("exact").signature, "match": "exact-string-set",
                           "slots": str(n_slots), "dontcare": options.dontcare, "agg": "turn",

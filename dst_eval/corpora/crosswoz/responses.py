@@ -50,8 +50,9 @@ from dst_eval.metrics.entity_inform import (
 )
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer
-from dst_eval.profiles import ScoreOptions
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.options import EvalOptions
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 BLEU_VARIANTS = {"bleu": "zh", "bleu_jieba": "jieba"}
 """Score name -> tokenizer (both sides)."""
@@ -86,17 +87,16 @@ def turn_entities(acts: tuple[tuple[str, ...], ...], reference: str) -> tuple[st
     return reference_entities((v for v in values if v not in NOT_ENTITIES), _norm(reference))
 
 
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     """BLEU (zh, jieba) and entity inform rate of CrossWOZ responses (module docstring)."""
     collected = collect_responses(alignment, options)
     metric_names = [*BLEU_VARIANTS, "entity_inform_rate"]
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
     if not collected.turns or not collected.any_response:
-        result = no_responses_result(collected, metric_names, "no scored turn has a response"
-                                     if collected.turns else "no gold turn is scored")
-        result.not_applicable.update(not_applicable)
-        return result
+        return no_responses_result(collected, metric_names, "no scored turn has a response"
+                                   if collected.turns else "no gold turn is scored", result,
+                                   not_applicable=not_applicable)
     ids = collected.dialogue_ids
     hyps, refs = collected.hypotheses, collected.references
     scores: dict[str, float] = {}
@@ -137,12 +137,12 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         counts["entities_found"] = int(found.sum())
         signature_fields["entity"] = f"act-values-{ENTITY_NORMALISATION}"
     signature_fields["missing"] = options.missing
-    return ResponseResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields=signature_fields,
         not_applicable=not_applicable,
         notes=notes + collected.notes,
-        counts={**counts, "dialogues": len(set(ids))},
+        counts={"responses": {**counts, "dialogues": len(set(ids))}},
         table=response_table(columns, ids),
         metric_objects=[m for m in metrics if m.name in scores],
     )

@@ -37,25 +37,25 @@ from dst_eval.metrics.bleu import (
     sentence_bleu_from_stats,
 )
 from dst_eval.metrics.tokenizers import get_tokenizer
-from dst_eval.profiles import ScoreOptions
+from dst_eval.options import EvalOptions
 from dst_eval.profiles.jmultiwoz_official import BLEU_TOKENIZER
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 NO_INFORM_SUCCESS = ("JMultiWOZ's official evaluate.py reports no inform/success (JGA, slot "
                      "F1 and BLEU only)")
 
 
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     """Mean sentence BLEU (official) and corpus BLEU, ja-mecab IPAdic (module docstring)."""
     collected = collect_responses(alignment, options)
     names = ["bleu_sentence_mean", "bleu_corpus"]
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
     if not collected.turns or not collected.any_response:
-        result = no_responses_result(collected, names, "no scored turn has a response"
-                                     if collected.turns else "no gold turn is scored")
-        result.not_applicable.update(not_applicable)
-        return result
+        return no_responses_result(collected, names, "no scored turn has a response"
+                                   if collected.turns else "no gold turn is scored", result,
+                                   not_applicable=not_applicable)
     ids = collected.dialogue_ids
     stats = segment_statistics(collected.hypotheses, collected.references,
                                tokenize=BLEU_TOKENIZER)
@@ -64,7 +64,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
     columns["sentence_bleu"] = sentence
     columns["segments"] = np.ones(len(sentence))
     tokenizer = get_tokenizer(BLEU_TOKENIZER).signature()
-    return ResponseResult(
+    return (result or Result()).add(
         scores={"bleu_sentence_mean": float(sentence.mean()),
                 "bleu_corpus": corpus_bleu_from_stats(stats)},
         signature_fields={"bleu": "sentence-mean", "tok": tokenizer,
@@ -73,7 +73,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         official={"response_bleu": float(sentence.mean()), "count": len(sentence)},
         notes=[bleu_note("bleu_sentence_mean", stats, "sentence-mean"),
                bleu_note("bleu_corpus", stats), *collected.notes],
-        counts={**collected.counts, "dialogues": len(set(ids))},
+        counts={"responses": {**collected.counts, "dialogues": len(set(ids))}},
         table=response_table(columns, ids),
         metric_objects=[RatioMetric("bleu_sentence_mean", "sentence_bleu", "segments"),
                         PrefixedBleuMetric(name="bleu_corpus", prefix="")],

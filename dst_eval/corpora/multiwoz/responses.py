@@ -29,9 +29,10 @@ from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
 from dst_eval.metrics.resampling import BleuMetric, bleu_table
+from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles import ScoreOptions
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 RICHNESS_KEYS = ("avg_lengths", "entropy", "cond_entropy", "msttr", "num_unigrams",
                  "num_bigrams", "num_trigrams")
@@ -96,13 +97,13 @@ def _engine_turn(pred: PredTurn) -> dict[str, Any]:
     return turn
 
 
-def _not_applicable(reason: str) -> ResponseResult:
+def _not_applicable(reason: str, target: Result | None) -> Result:
     names = ("inform", "success", "bleu", "combined")
-    return ResponseResult(scores={}, not_applicable=dict.fromkeys(names, reason))
+    return (target or Result()).add(not_applicable=dict.fromkeys(names, reason))
 
 
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, target: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     gold = alignment.gold
     if gold.corpus == "multiwoz21":
         data = gold.source
@@ -112,11 +113,12 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         mwz22_dir = gold.source if Path(gold.source).is_dir() else None
     else:
         return _not_applicable("MultiWOZ 2.2 has no user goals: pass --goals with the "
-                               "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU")
+                               "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU",
+                               target)
     db = _find_db(gold, resources)
     if db is None:
         return _not_applicable("no MultiWOZ database: pass --db DIR (restaurant_db.json, "
-                               "hotel_db.json, attraction_db.json, train_db.json)")
+                               "hotel_db.json, attraction_db.json, train_db.json)", target)
     ids = tuple(d.dialogue_id for d in gold)
     try:
         response_gold = _response_gold(
@@ -131,7 +133,7 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
     predictions = alignment.predictions
     engine_input = {d: [_engine_turn(t) for t in turns] for d, turns in
                     predictions.dialogues.items()}
-    compat = profile == "mwzeval"
+    compat = options.profile == "mwzeval"
     result = score_responses(response_gold, engine_input, compat=compat,
                              missing=options.missing, file=predictions.source)
     scores: dict[str, float] = {
@@ -151,14 +153,14 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"
                                                                    if examples else ""))
     tables = _bootstrap_tables(result, options.missing)
-    return ResponseResult(
+    return (target or Result()).add(
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
                           "tok": "13a", "bleu": "corpus"},
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,
-        counts={k: int(v) for k, v in result["counts"].items()},
+        counts={"responses": {k: int(v) for k, v in result["counts"].items()}},
         tables=tables,
     )
 

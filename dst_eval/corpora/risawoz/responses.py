@@ -75,8 +75,9 @@ from dst_eval.metrics.base import Metric, ratio
 from dst_eval.metrics.bleu import corpus_bleu_from_stats, segment_statistics
 from dst_eval.metrics.risawoz_success import DialogueOutcome, DomainGoal, dialogue_inform_success
 from dst_eval.metrics.tokenizers import get_tokenizer
-from dst_eval.profiles import ScoreOptions
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.options import EvalOptions
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 GENERAL_DOMAIN = "通用"
 SEGMENTED_KEY = "segmented_response"
@@ -165,7 +166,7 @@ def _database(resources: ResponseResources, gold: GoldSet) -> RisawozDatabase | 
     return load_database(directory)
 
 
-def _outcomes(alignment: Alignment, collected: CollectedResponses, options: ScoreOptions,
+def _outcomes(alignment: Alignment, collected: CollectedResponses, options: EvalOptions,
               db: RisawozDatabase) -> tuple[dict[str, DialogueOutcome], dict[str, int]]:
     hypothesis = {(t.dialogue_id, t.turn_index): normalise(h)
                   for t, h in zip(collected.turns, collected.hypotheses, strict=True)}
@@ -224,14 +225,14 @@ def _segmented(collected: CollectedResponses) -> tuple[list[str] | None, str]:
     return refs, ""
 
 
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     """Inform, success, BLEU (zh; provided segmentation + jieba) and combined scores."""
     collected = collect_responses(alignment, options)
     names = ["bleu", "bleu_segmented", "inform", "success", "combined", "combined_segmented"]
     if not collected.turns or not collected.any_response:
         return no_responses_result(collected, names, "no scored turn has a response"
-                                   if collected.turns else "no gold turn is scored")
+                                   if collected.turns else "no gold turn is scored", result)
     ids = collected.dialogue_ids
     hyps = collected.hypotheses
     scores: dict[str, float] = {}
@@ -306,19 +307,19 @@ def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseRes
             notes.append(f"{counts['unverifiable_requests']} requested slots have no database "
                          "column and are not checked by success")
     signature_fields["missing"] = options.missing
-    return ResponseResult(
+    return (result or Result()).add(
         scores=scores,
         signature_fields=signature_fields,
         not_applicable=not_applicable,
         groups=groups,
         notes=notes + collected.notes,
-        counts={**counts, "dialogues": len(set(ids))},
+        counts={"responses": {**counts, "dialogues": len(set(ids))}},
         table=response_table(columns, ids),
         metric_objects=metrics,
     )
 
 
-def outcomes_for(alignment: Alignment, options: ScoreOptions, db: RisawozDatabase
+def outcomes_for(alignment: Alignment, options: EvalOptions, db: RisawozDatabase
                  ) -> dict[str, DialogueOutcome]:
     """Per-dialogue outcomes (for inspection and tests)."""
     return _outcomes(alignment, collect_responses(alignment, options), options, db)[0]

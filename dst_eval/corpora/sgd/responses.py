@@ -35,8 +35,9 @@ from dst_eval.metrics.base import Metric, TurnTable, ratio
 from dst_eval.metrics.bleu import BleuStats, corpus_bleu_from_stats, segment_statistics
 from dst_eval.metrics.resampling import BleuMetric, bleu_table
 from dst_eval.metrics.tokenizers import get_tokenizer
-from dst_eval.profiles import ScoreOptions
-from dst_eval.responses import ResponseResources, ResponseResult
+from dst_eval.options import EvalOptions
+from dst_eval.responses import ResponseResources
+from dst_eval.result import Result
 
 TOKENIZER = "13a"
 NO_INFORM_SUCCESS = ("SGD defines no inform/success: its official scorer evaluates dialogue "
@@ -80,7 +81,7 @@ def _kind_name(value: object) -> str:
     return "a list" if isinstance(value, list | tuple) else type(value).__name__
 
 
-def collect_responses(alignment: Alignment, options: ScoreOptions) -> CollectedResponses:
+def collect_responses(alignment: Alignment, options: EvalOptions) -> CollectedResponses:
     """Hypothesis per scored gold turn, following ``options.missing``; bad responses become
     ``""`` and are counted and noted (module docstring)."""
     out = CollectedResponses([], [], [])
@@ -175,10 +176,15 @@ def first_rows(dialogue_ids: Sequence[str]) -> np.ndarray:
 
 
 def no_responses_result(collected: CollectedResponses, metrics: Sequence[str],
-                        reason: str = "the predictions carry no responses") -> ResponseResult:
-    """Every metric n/a: nothing to score."""
-    return ResponseResult(scores={}, not_applicable=dict.fromkeys(metrics, reason),
-                          notes=list(collected.notes), counts=dict(collected.counts))
+                        reason: str = "the predictions carry no responses",
+                        result: Result | None = None, *,
+                        not_applicable: Mapping[str, str] | None = None) -> Result:
+    """Every metric n/a (``metrics`` for ``reason``, then ``not_applicable``): nothing to
+    score."""
+    return (result or Result()).add(
+        not_applicable={**dict.fromkeys(metrics, reason), **(not_applicable or {})},
+        notes=list(collected.notes),
+        counts={"responses": dict(collected.counts)} if collected.counts else None)
 
 
 def bleu_note(name: str, stats: BleuStats, aggregate: str = "corpus") -> str:
@@ -186,27 +192,26 @@ def bleu_note(name: str, stats: BleuStats, aggregate: str = "corpus") -> str:
 
 
 # ---- SGD ---------------------------------------------------------------------------------
-def score(alignment: Alignment, options: ScoreOptions, *, resources: ResponseResources,
-          profile: str = "strict") -> ResponseResult:
+def score(alignment: Alignment, options: EvalOptions, result: Result | None = None, *,
+          resources: ResponseResources) -> Result:
     """BLEU (13a, corpus) of SGD system responses; inform/success n/a (module docstring)."""
     collected = collect_responses(alignment, options)
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
     if not collected.turns or not collected.any_response:
-        result = no_responses_result(collected, ["bleu"], "no scored turn has a response"
-                                     if collected.turns else "no gold turn is scored")
-        result.not_applicable.update(not_applicable)
-        return result
+        return no_responses_result(collected, ["bleu"], "no scored turn has a response"
+                                   if collected.turns else "no gold turn is scored", result,
+                                   not_applicable=not_applicable)
     ids = collected.dialogue_ids
     stats = segment_statistics(collected.hypotheses, collected.references, tokenize=TOKENIZER)
     metric = PrefixedBleuMetric(name="bleu", prefix="")
     table = response_table(bleu_columns(stats, ids, ""), ids)
-    return ResponseResult(
+    return (result or Result()).add(
         scores={"bleu": corpus_bleu_from_stats(stats)},
         signature_fields={"bleu": "corpus", "tok": get_tokenizer(TOKENIZER).signature(),
                           "missing": options.missing},
         not_applicable=not_applicable,
         notes=[bleu_note("bleu", stats), *collected.notes],
-        counts={**collected.counts, "dialogues": len(set(ids))},
+        counts={"responses": {**collected.counts, "dialogues": len(set(ids))}},
         table=table,
         metric_objects=[metric],
     )

@@ -1,0 +1,101 @@
+"""The one parser factory of the ``dst-eval`` commands, and the arguments they share.
+
+Scoring options are declared here as plain strings (no ``choices``/``type``): their one
+validation is :class:`~dst_eval.options.EvalOptions` (a bad value is a usage error, exit
+code 2, before any file is read). Argument names equal the option field names (``--norm``
+is ``normalisation``), so :meth:`EvalOptions.from_args` takes the namespace as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from dst_eval.errors import UsageError
+from dst_eval.options import (
+    BREAKDOWNS,
+    DONTCARE_POLICIES,
+    MAX_BOOTSTRAP,
+    MISSING_POLICIES,
+    MWZEVAL_RULES,
+    PRED_FORMATS,
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line usage errors (exit code 2)."""
+
+    def error(self, message: str):  # no usage dump, no SystemExit
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def make_parser(prog: str, description: str, epilog: str | None = None) -> Parser:
+    return Parser(prog=prog, description=description, epilog=epilog,
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_inputs(parser: argparse.ArgumentParser, *, many: bool = False) -> None:
+    """Predictions, gold and how to read them."""
+    if many:
+        parser.add_argument("predictions", nargs="+",
+                            help="prediction files; the first is the baseline")
+    else:
+        parser.add_argument("predictions",
+                            help="prediction file (JSON/JSONL) or SGD-style directory")
+    parser.add_argument("--gold", help="gold data: corpus file, split directory or corpus root")
+    parser.add_argument("--corpus", help="multiwoz22, multiwoz21, sgd, crosswoz, risawoz, "
+                                         "jmultiwoz (detected from --gold when omitted)")
+    parser.add_argument("--split", help="split to use when --gold is a corpus root (dev, test)")
+    parser.add_argument("--pred-format", metavar="FORMAT",
+                        help=f"prediction format: {', '.join(PRED_FORMATS)} (detected when "
+                             "omitted)")
+
+
+def add_strict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true",
+                        help="turn every prediction problem into an error (exit 3)")
+
+
+def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
+                bootstrap: bool = True, resources: bool = True) -> None:
+    """The scoring options (each an :class:`~dst_eval.options.EvalOptions` field)."""
+    parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict)")
+    parser.add_argument("--metrics", help="comma-separated metric names to report")
+    if breakdowns:
+        parser.add_argument("--by", help=f"comma-separated breakdowns: {', '.join(BREAKDOWNS)}")
+    parser.add_argument("--missing", metavar="POLICY",
+                        help=f"missing dialogues/turns ({'/'.join(MISSING_POLICIES)}): score "
+                             "as wrong (default) or skip them as the official scorers "
+                             "silently do")
+    parser.add_argument("--dontcare", metavar="POLICY",
+                        help=f"{'/'.join(DONTCARE_POLICIES)}: dontcare is an ordinary value "
+                             "(default) or removed on both sides")
+    parser.add_argument("--norm", help="value normalisation policy (strict profile), e.g. "
+                                       "basic, exact, despace, nfkc+despace")
+    parser.add_argument("--mwzeval-rules", metavar="COMMIT",
+                        help=f"mwzeval profile: rule tables of the published leaderboard "
+                             f"({MWZEVAL_RULES[0]}, default) or of the latest mwzeval "
+                             f"({MWZEVAL_RULES[1]})")
+    if bootstrap:
+        parser.add_argument("--bootstrap", metavar="N",
+                            help="95%% confidence intervals from N dialogue-level resamples "
+                                 f"(2 to {MAX_BOOTSTRAP})")
+        parser.add_argument("--seed", help="resampling seed (default $DST_EVAL_SEED, "
+                                           "$SACREBLEU_SEED or 12345; 'none' for unseeded)")
+    if resources:
+        group = parser.add_argument_group("response metrics (used when predictions carry "
+                                          "responses)")
+        group.add_argument("--db", help="database directory (MultiWOZ db/ with *_db.json; "
+                                        "default: db/ next to the gold)")
+        group.add_argument("--goals", help="MultiWOZ 2.1 data.json or zip with the user goals "
+                                           "(needed for Inform/Success on MultiWOZ 2.2 gold)")
+        group.add_argument("--references", help="reference responses file (mwzeval format) "
+                                                "instead of the gold corpus's")
+        group.add_argument("--gold-states", help="gold states file (mwzeval format) for the "
+                                                 "policy-optimisation setting")
+
+
+def options_from(args: argparse.Namespace):
+    """The validated :class:`~dst_eval.options.EvalOptions` of parsed arguments."""
+    from dst_eval.options import EvalOptions
+
+    return EvalOptions.from_args(args)

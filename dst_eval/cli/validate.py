@@ -1,0 +1,41 @@
+"""``dst-eval validate PRED --gold PATH``: list every problem of a prediction file."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from dst_eval.cli.parser import add_inputs, add_strict, make_parser, options_from
+from dst_eval.errors import EXIT_OK, UsageError
+
+
+def build_validate_parser() -> argparse.ArgumentParser:
+    parser = make_parser("dst-eval validate",
+                         "Check a prediction file against the gold data and list every "
+                         "problem; exit 3 if any problem is an error.")
+    add_inputs(parser)
+    add_strict(parser)
+    return parser
+
+
+def run_validate(argv: Sequence[str]) -> int:
+    args = build_validate_parser().parse_args(argv)
+    options = options_from(args)
+    if not args.gold:
+        raise UsageError("validate needs --gold PATH to check the predictions against")
+    from dst_eval.alignment import align
+    from dst_eval.api import as_gold, as_predictions
+
+    gold = as_gold(args.gold, options)
+    predictions = as_predictions(args.predictions, gold.corpus, options)
+    alignment = align(gold, predictions, strict=options.strict)
+    summary = alignment.summary()
+    print(f"{predictions.source}: {predictions.format} format, "
+          f"{len(predictions.dialogues)} dialogues; gold {gold.corpus}"
+          f"{'/' + gold.split if gold.split else ''}: {summary['gold_dialogues']} dialogues, "
+          f"{summary['gold_turns']} turns; coverage {100 * summary['coverage']:.2f}%")
+    for issue in alignment.issues:
+        print(f"{issue.severity}: {issue}")
+    if not alignment.issues:
+        print("no problems found")
+    return EXIT_OK

@@ -1,0 +1,182 @@
+"""``Result``: the one object a run fills — DST scores, response scores, their provenance.
+
+:func:`dst_eval.evaluate` creates it with the signature of the run (corpus and split from
+the gold, profile from the options); the DST profile and the corpus response scorer then
+each call :meth:`Result.add` on that same object. Nothing is merged afterwards.
+
+Scales: rates are fractions in [0, 1]; BLEU and lengths are on their own scale (BLEU
+0–100; ``combined`` = 0.5·(100·inform + 100·success) + BLEU, in points). Percentages
+appear only when a result is displayed (:mod:`dst_eval.report`). NaN (a metric with no
+defined value) is ``null`` in JSON and ``n/a`` elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dst_eval.signature import Signature
+
+
+@dataclass
+class Result:
+    signature: Signature = field(default_factory=lambda: Signature("-", None, "-"))
+    """What the numbers were computed with: corpus, split, profile, then the fields the
+    scorers add (normalisation policy, matching, missing-turn policy, bootstrap, ...)."""
+    scores: dict[str, float] = field(default_factory=dict)
+    """Headline metrics ``{name: value}``, DST first, then responses."""
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    """Metric name -> why this corpus or run has no value for it (shown as ``n/a``)."""
+    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Breakdowns ``{"domain:hotel": {"joint_goal_accuracy": ...}}``."""
+    official: dict[str, Any] | None = None
+    """The anchor scorer's own output structure, for diffing (compat profiles)."""
+    issues: list[Any] = field(default_factory=list)
+    """Prediction problems found while aligning (:class:`~dst_eval.predictions.model.Issue`)."""
+    coverage: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, Any] = field(default_factory=dict)
+    per_turn: dict[str, Any] | None = None
+    """Per-turn columns (equal-length lists/arrays): ``dialogue_id``, ``turn_index``, stats."""
+    gold_source: str = ""
+    predictions_source: str = ""
+    tables: list[tuple[Any, list[Any]]] = field(default_factory=list)
+    """``(TurnTable, [Metric])`` pairs behind ``scores`` (the DST per-turn table first, then
+    per-dialogue inform/success and per-segment BLEU statistics); bootstrap intervals and
+    paired tests resample them by dialogue."""
+    outcomes: list[Any] = field(default_factory=list)
+    """Per-slot :class:`~dst_eval.metrics.state_compare.SlotOutcome` records (row = index
+    into ``per_turn``), for error analysis."""
+    confidence_intervals: dict[str, dict[str, Any]] | None = None
+    """``--bootstrap N``: ``{metric: {"score", "mean", "ci_low", "ci_high", "half_width",
+    "resamples"}}``."""
+
+    # ---- filling -----------------------------------------------------------------------
+    def add(self, scores: Mapping[str, float] | None = None, *,
+            signature_fields: Mapping[str, Any] | None = None,
+            not_applicable: Mapping[str, str] | None = None,
+            groups: Mapping[str, Mapping[str, float]] | None = None,
+            official: Mapping[str, Any] | None = None,
+            notes: Iterable[str] = (),
+            counts: Mapping[str, Any] | None = None,
+            per_turn: dict[str, Any] | None = None,
+            table: Any = None, metric_objects: Iterable[Any] = (),
+            tables: Iterable[tuple[Any, list[Any]]] = (),
+            outcomes: list[Any] | None = None) -> Result:
+        """Record what one scorer computed; returns ``self``.
+
+        ``scores`` are appended after those already recorded; ``signature_fields`` extend
+        the signature; ``not_applicable`` names metrics without a value (one note per
+        reason); ``table`` with ``metric_objects`` (and any further ``tables``) are the
+        statistics behind the scores."""
+        self.scores.update(scores or {})
+        if signature_fields:
+            self.signature = self.signature.with_fields(**signature_fields)
+        if not_applicable:
+            self.not_applicable.update(not_applicable)
+            by_reason: dict[str, list[str]] = {}
+            for name, why in not_applicable.items():
+                by_reason.setdefault(why, []).append(name)
+            self.notes += [f"{', '.join(names)}: n/a ({why})" for why, names in by_reason.items()]
+        for group, metrics in (groups or {}).items():
+            self.groups.setdefault(group, {}).update(metrics)
+        if official is not None:
+            self.official = {**(self.official or {}), **official}
+        self.notes += list(notes)
+        self.counts.update(counts or {})
+        if per_turn is not None:
+            self.per_turn = per_turn
+        metric_objects = list(metric_objects)
+        if table is not None and metric_objects:
+            self.tables.append((table, metric_objects))
+        self.tables += list(tables)
+        if outcomes:
+            self.outcomes += outcomes
+        return self
+
+    # ---- reading -----------------------------------------------------------------------
+    @property
+    def table(self) -> Any:
+        """The first statistics table (the DST per-turn table when DST was scored)."""
+        return self.tables[0][0] if self.tables else None
+
+    @property
+    def metric_objects(self) -> list[Any]:
+        """The :class:`~dst_eval.metrics.base.Metric` objects of :attr:`table`."""
+        return self.tables[0][1] if self.tables else []
+
+    @property
+    def signature_fields(self) -> dict[str, str]:
+        """The signature's fields beyond corpus, split, profile and version."""
+        return dict(self.signature.fields)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Optional JSON sections (``not_applicable``, ``confidence_intervals``); read-only."""
+        out: dict[str, Any] = {}
+        if self.not_applicable:
+            out["not_applicable"] = dict(self.not_applicable)
+        if self.confidence_intervals is not None:
+            out["confidence_intervals"] = self.confidence_intervals
+        return out
+
+    def stat_tables(self) -> list[tuple[Any, list[Any]]]:
+        """Every ``(TurnTable, [Metric])`` pair behind ``scores``, restricted to reported
+        metrics: what bootstrap intervals and paired tests resample."""
+        out = []
+        for table, metrics in self.tables:
+            kept = [m for m in metrics if m.name in self.scores]
+            if kept:
+                out.append((table, kept))
+        return out
+
+    # ---- renderings (dst_eval.report) --------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "signature": self.signature.format(),
+            "signature_fields": self.signature.as_dict(),
+            "scores": self.scores,
+        }
+        if self.groups:
+            out["groups"] = self.groups
+        if self.official is not None:
+            out["official"] = self.official
+        out.update(self.extra)
+        out["coverage"] = self.coverage
+        out["counts"] = self.counts
+        out["issues"] = [
+            {"kind": i.kind, "severity": i.severity, "message": i.message, "file": i.file,
+             "dialogue": i.dialogue, "turn": i.turn} for i in self.issues
+        ]
+        out["notes"] = self.notes
+        out["gold"] = self.gold_source
+        out["predictions"] = self.predictions_source
+        return out
+
+    def to_json(self, *, indent: bool = True) -> str:
+        from dst_eval.report import to_json
+
+        return to_json(self, indent=indent)
+
+    def to_pandas(self):
+        """One row per scored turn with its per-turn statistics."""
+        import pandas as pd
+
+        return pd.DataFrame(self.per_turn or {})
+
+    def to_markdown(self) -> str:
+        from dst_eval.report import to_markdown
+
+        return to_markdown(self)
+
+    def to_csv(self) -> str:
+        from dst_eval.report import to_csv
+
+        return to_csv(self)
+
+    def render(self, console) -> None:
+        """Print a rich table (the CLI's default output)."""
+        from dst_eval.report import render
+
+        render(self, console)

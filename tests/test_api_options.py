@@ -1,0 +1,204 @@
+"""One options object, one result: ``EvalOptions`` validation (exit 2 before any work),
+``evaluate(..., **overrides)`` equal to an options object, the CLI's JSON equal to
+``evaluate()``'s result, ``python -m dst_eval``, and the CLI's import budget."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import oracle_predictions
+
+from dst_eval import __version__, evaluate
+from dst_eval.cli.app import main
+from dst_eval.corpora import load_gold
+from dst_eval.errors import UsageError
+from dst_eval.options import MAX_BOOTSTRAP, EvalOptions, known_metric
+from dst_eval.profiles import PROFILES
+from dst_eval.result import Result
+
+SAMPLES = Path(__file__).resolve().parent.parent / "gold_samples"
+MWZ22 = SAMPLES / "multiwoz22"
+PREDICTIONS = MWZ22 / "predictions.json"
+
+BAD_OPTIONS = [
+    (["--norm", "bogus"], "--norm"),
+    (["--norm", "+"], "--norm"),
+    (["--norm", "basic+"], "--norm"),
+    (["--seed", "abc"], "--seed"),
+    (["--seed", "-1"], "--seed"),
+    (["--seed", "1.5"], "--seed"),
+    (["--bootstrap", str(10**12)], "--bootstrap"),
+    (["--bootstrap", str(MAX_BOOTSTRAP + 1)], "--bootstrap"),
+    (["--bootstrap", "1"], "--bootstrap"),
+    (["--bootstrap", "-5"], "--bootstrap"),
+    (["--bootstrap", "many"], "--bootstrap"),
+    (["--metrics", "joint_goal_accuracy,nope"], "--metrics"),
+    (["--missing", "zero"], "--missing"),
+    (["--by", "domain,colour"], "--by"),
+    (["--dontcare", "maybe"], "--dontcare"),
+    (["--mwzeval-rules", "abc1234"], "--mwzeval-rules"),
+    (["--profile", "nope"], "--profile"),
+    (["--pred-format", "xml"], "--pred-format"),
+    (["--corpus", "atis"], "--corpus"),
+    (["--db", "/nonexistent/db"], "--db"),
+    (["--goals", "/nonexistent/data.json"], "--goals"),
+]
+
+
+@pytest.mark.parametrize("extra, flag", BAD_OPTIONS)
+def test_bad_option_is_a_one_line_usage_error_before_any_work(tmp_path, capsys, extra, flag):
+    # the gold path does not exist: had anything been loaded, the error would be exit 4
+    missing_gold = str(tmp_path / "no-such-gold")
+    code = main([str(PREDICTIONS), "--gold", missing_gold, "--format", "json", *extra])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("dst-eval: usage error: ")
+    assert flag in err and "gold" not in err.removeprefix("dst-eval: usage error: ")
+
+
+@pytest.mark.parametrize("command, extra", [
+    (["report", str(PREDICTIONS), "--html", "x.html"], ["--seed", "abc"]),
+    (["report", str(PREDICTIONS), "--html", "x.html"], ["--norm", "+"]),
+    (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--norm", "bogus"]),
+    (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--metrics", "nope"]),
+    (["validate", str(PREDICTIONS)], ["--pred-format", "xml"]),
+])
+def test_subcommands_refuse_bad_options_before_any_work(tmp_path, capsys, command, extra):
+    code = main([*command, "--gold", str(tmp_path / "no-such-gold"), *extra])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and extra[0] in err
+
+
+def test_evaluate_refuses_bad_options_before_reading_the_gold(tmp_path):
+    for bad in ({"seed": -1}, {"normalisation": "bogus"}, {"bootstrap": 10**12},
+                {"metrics": ["nope"]}, {"by": "colour"}):
+        with pytest.raises(UsageError) as info:
+            evaluate(PREDICTIONS, gold=tmp_path / "no-such-gold", **bad)
+        assert "gold" not in str(info.value)
+
+
+def test_unknown_keyword_is_a_usage_error_naming_it():
+    with pytest.raises(UsageError, match="unknown option 'normalise'"):
+        evaluate(PREDICTIONS, gold=MWZ22, normalise="exact")
+    with pytest.raises(UsageError, match="unknown option 'colour'"):
+        EvalOptions.build(colour="red")
+
+
+def test_options_from_every_spelling_are_equal():
+    canonical = EvalOptions(missing="skip", by=("domain", "slot"), normalisation="exact",
+                            bootstrap=20, seed=3, metrics=("joint_goal_accuracy",),
+                            mwzeval_rules="cd3f0ee", db=MWZ22)
+    assert EvalOptions.build(missing="skip", by="domain,slot", norm="exact", bootstrap="20",
+                             seed="3", metrics="joint_goal_accuracy", mwzeval_rules="cd3f0ee",
+                             db=str(MWZ22)) == canonical
+    assert EvalOptions.from_mapping({"missing": "skip", "by": ["domain", "slot"],
+                                     "normalisation": "exact", "bootstrap": 20, "seed": 3,
+                                     "metrics": ["joint_goal_accuracy"],
+                                     "mwzeval-rules": "cd3f0ee", "db": str(MWZ22)}) == canonical
+    assert EvalOptions().replace(missing="skip").replace(
+        by=["domain", "slot"], normalisation="exact", bootstrap=20, seed=3,
+        metrics=["joint_goal_accuracy"], mwzeval_rules="cd3f0ee", db=MWZ22) == canonical
+    assert EvalOptions.build(seed="None").seed == "none"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        canonical.missing = "wrong"  # type: ignore[misc]
+
+
+def test_keyword_overrides_equal_the_options_object():
+    options = EvalOptions(missing="skip", by=("domain", "depth"), normalisation="exact",
+                          bootstrap=30, seed=7)
+    by_object = evaluate(PREDICTIONS, gold=MWZ22, options=options)
+    by_keywords = evaluate(PREDICTIONS, gold=MWZ22, missing="skip", by=["domain", "depth"],
+                           normalisation="exact", bootstrap=30, seed=7)
+    mixed = evaluate(PREDICTIONS, gold=MWZ22, options=EvalOptions(missing="skip"),
+                     by="domain,depth", norm="exact", bootstrap="30", seed="7")
+    assert by_object.to_dict() == by_keywords.to_dict() == mixed.to_dict()
+    assert "bs:30" in str(by_object.signature) and "norm:exact-v1" in str(by_object.signature)
+    assert by_object.confidence_intervals and by_object.groups
+
+
+@pytest.mark.parametrize("extra", [[], ["--by", "domain,slot", "--missing", "skip"],
+                                   ["--bootstrap", "40", "--seed", "11", "--norm", "exact"]])
+def test_cli_json_equals_the_result_of_evaluate(tmp_path, capsys, extra):
+    output = tmp_path / "out.json"
+    assert main([str(PREDICTIONS), "--gold", str(MWZ22), "--format", "json",
+                 "--output", str(output), *extra]) == 0
+    from_cli = json.loads(output.read_text(encoding="utf-8"))
+    options = EvalOptions.build(**{a.removeprefix("--"): b
+                                   for a, b in zip(extra[::2], extra[1::2], strict=True)})
+    result = evaluate(str(PREDICTIONS), gold=str(MWZ22), options=options)
+    assert from_cli == json.loads(result.to_json())
+    assert from_cli["scores"]  # not vacuous
+
+
+def test_dst_and_responses_fill_one_result(tmp_path):
+    gold = load_gold(SAMPLES / "crosswoz")
+    result = evaluate(oracle_predictions(gold), gold=gold)
+    assert isinstance(result, Result)
+    # DST first, then the response metrics, in one object; n/a metrics named with a reason
+    names = list(result.scores)
+    assert names.index("joint_goal_accuracy") < names.index("bleu")
+    assert result.scores["joint_goal_accuracy"] == 1.0
+    assert result.scores["bleu"] == pytest.approx(100.0)
+    assert set(result.not_applicable) >= {"inform", "success", "combined"}
+    assert result.counts["responses"]["dialogues"] == len(gold.dialogues)
+    assert {m.name for _, metrics in result.stat_tables() for m in metrics} >= {
+        "joint_goal_accuracy", "bleu"}
+    fields = result.signature.as_dict()
+    assert fields["corpus"] == "crosswoz" and fields["profile"] == "strict"
+    assert "norm" in fields and "tok" in fields
+
+
+def test_every_reported_metric_name_is_known():
+    """``--metrics`` refuses unknown names: every name a scorer reports must be known."""
+    seen: set[str] = set()
+    for corpus in ("multiwoz22", "sgd", "crosswoz", "risawoz", "jmultiwoz"):
+        gold = load_gold(SAMPLES / corpus, corpus=corpus)
+        predictions = oracle_predictions(gold)
+        for profile, (_, _, corpora) in PROFILES.items():
+            if corpora and corpus not in corpora:
+                continue
+            result = evaluate(predictions, gold=gold, profile=profile)
+            seen |= set(result.scores) | set(result.not_applicable)
+    unknown = sorted(n for n in seen if not known_metric(n))
+    assert not unknown
+    assert len(seen) > 30
+
+
+def test_metrics_option_restricts_the_scores():
+    result = evaluate(PREDICTIONS, gold=MWZ22, metrics="joint_goal_accuracy,slot_f1")
+    assert list(result.scores) == ["joint_goal_accuracy", "slot_f1"]
+
+
+def test_python_dash_m_version():
+    done = subprocess.run([sys.executable, "-m", "dst_eval", "--version"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == f"dst-eval {__version__}"
+
+
+HEAVY = ("pandas", "matplotlib", "rich", "sacrebleu", "jieba", "fugashi", "scipy")
+
+
+def _imported_after(code: str) -> list[str]:
+    probe = (f"import sys\n{code}\n"
+             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=False)
+    return json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
+
+
+def test_cli_help_and_a_json_run_load_no_heavy_module(tmp_path):
+    assert _imported_after("from dst_eval.cli.app import main\n"
+                           "import contextlib, io\n"
+                           "with contextlib.redirect_stdout(io.StringIO()):\n"
+                           "    main(['--help'])") == []
+    out = tmp_path / "o.json"
+    assert _imported_after(f"from dst_eval.cli.app import main\n"
+                           f"main([{str(PREDICTIONS)!r}, '--gold', {str(MWZ22)!r}, "
+                           f"'--format', 'json', '--output', {str(out)!r}])") == []
+    assert json.loads(out.read_text())["scores"]["joint_goal_accuracy"] > 0

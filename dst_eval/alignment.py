@@ -40,9 +40,10 @@ from itertools import chain
 from types import MappingProxyType
 
 from dst_eval.errors import PredictionError
-from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key, split_slot_key
+from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
+from dst_eval.predictions.common import show
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
-from dst_eval.predictions.reader import show
+from dst_eval.slotkeys import GoldSpellings, split_slot_key
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")
@@ -131,32 +132,25 @@ def gold_pipe_values(gold: GoldSet) -> dict[str, set[str]]:
 
 
 class _SlotChecker:
-    """Decides, once per distinct predicted key, whether the gold knows it and how it spells it."""
+    """Decides, once per distinct predicted key, whether the gold knows it and how it spells it
+    (the spelling itself: :class:`dst_eval.slotkeys.GoldSpellings`)."""
 
     def __init__(self, gold: GoldSet) -> None:
         known = known_slot_keys(gold)
         self.active = bool(known)
-        self.known = known
-        self.by_lower: dict[str, str] = {}
-        for key in sorted(known):
-            self.by_lower.setdefault(key.lower(), key)
-        domains = {split_slot_key(k)[0] for k in known}
-        domains.update(s.name or n for n, s in gold.schema.items())
-        self.domains = frozenset(domains)
-        self.domains_by_lower: dict[str, str] = {}
-        for domain in sorted(domains):
-            self.domains_by_lower.setdefault(domain.lower(), domain)
+        self.spellings = GoldSpellings(known, (s.name or n for n, s in gold.schema.items()))
+        self.known = self.spellings.keys
+        self.domains = self.spellings.domains
         self._decided: dict[str, tuple[str, str | None]] = {}
 
     def decide(self, key: str) -> tuple[str, str | None]:
         """``(gold spelling of key, None)`` or ``(key, "unknown_slot"/"unknown_domain")``."""
         decided = self._decided.get(key)
         if decided is None:
-            if key in self.known:
-                decided = (key, None)
-            elif key.lower() in self.by_lower:
-                decided = (self.by_lower[key.lower()], None)
-            elif split_slot_key(key)[0].lower() in self.domains_by_lower:
+            spelled = self.spellings.key(key)
+            if spelled is not None:
+                decided = (spelled, None)
+            elif self.spellings.has_domain(split_slot_key(key)[0]):
                 decided = (key, "unknown_slot")
             else:
                 decided = (key, "unknown_domain")
@@ -164,7 +158,7 @@ class _SlotChecker:
         return decided
 
     def domain(self, domain: str) -> str:
-        return self.domains_by_lower.get(domain.lower(), domain)
+        return self.spellings.domain(domain)
 
 
 def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> PredTurn:

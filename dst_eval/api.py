@@ -37,8 +37,9 @@ def as_gold(gold: str | Path | GoldSet | None, options: EvalOptions) -> GoldSet:
 
         gold_set = load_gold(gold, corpus=options.corpus, split=options.split)
     corpus = options.corpus
-    if corpus and gold_set.corpus != corpus and not (
-            {corpus, gold_set.corpus} <= {"multiwoz21", "multiwoz22"}):
+    from dst_eval import corpora
+
+    if corpus and not corpora.get(corpus).accepts(gold_set.corpus):
         raise UsageError(f"--corpus {corpus} does not match the gold data ({gold_set.corpus})")
     return gold_set
 

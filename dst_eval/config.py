@@ -1,39 +1,143 @@
 """Per-corpus configuration read from ``configs/<corpus>.toml`` (installed as ``dst_eval.configs``).
 
-A corpus config holds what is corpus knowledge rather than code: its language,
-default profile, value-normalisation policy, BLEU tokenizer, slot list (for slot
-accuracy), categorical slots, unordered multi-value slots and slot-name aliases
-accepted in predictions.
+A corpus config holds what is corpus knowledge rather than code. Every key is read here,
+validated, and becomes one attribute of :class:`CorpusSpec` (an unknown key is an error,
+so a TOML file cannot carry a key nobody reads). ``[corpus]`` keys:
+
+=======================  ========  ==========================================================
+key                      required  meaning (attribute of :class:`CorpusSpec`)
+=======================  ========  ==========================================================
+``name``                 yes       corpus name = the file's stem
+``family``               yes       folder ``dst_eval/corpora/<family>/`` holding its code
+``loader``               yes       gold loader module in that folder (``sniff``, ``load``)
+``alternate_layouts``    no        loader modules of the same folder for single ``.json``
+                                   files in another layout, sniffed before ``loader``
+``detect_order``         yes       position when the corpus of a gold path is detected
+``language``             yes       ISO 639-1 code; a CJK language refuses a tokenizer that
+                                   does not split CJK text
+``tokenizer``            yes       BLEU tokenizer of the corpus's responses (a name of
+                                   ``dst_eval.metrics.tokenizers``)
+``default_profile``      yes       profile used when none is named
+``profiles``             yes       the profiles that apply to this corpus
+``normalisation``        yes       value-normalisation policy of the ``strict`` profile
+``slot_key_policy``      yes       how predicted slot keys are spelled (``lower``, ``keep``,
+                                   ``verbatim``; :mod:`dst_eval.slotkeys`)
+``slot_domain``          no        how a slot key maps to its domain: ``prefix`` (the part
+                                   before the first ``-``, default) or ``service-family``
+                                   (SGD: ``Hotels_2-area`` -> ``Hotels``)
+``slot_universe``        no        slots a dialogue can fill: ``corpus`` (the slot list and
+                                   the turn's gold, default) or ``dialogue-services`` (the
+                                   slots of the dialogue's services: one schema per service)
+``seen_services``        no        which services count as seen: ``train-schema`` (those of
+                                   the training schema, default) or ``all`` (the corpus has
+                                   one schema, its training schema)
+``interchangeable_with`` no        corpora whose gold carries the same canonical keys, so
+                                   ``--corpus`` may name either (MultiWOZ 2.1 / 2.2)
+``slots``                no        slot list ``domain-slot`` (slot accuracy)
+``categorical_slots``    no        slots with a closed value list
+``multi_value_slots``    no        slots holding unordered space-separated lists
+=======================  ========  ==========================================================
+
+``[slot_aliases]``: prediction slot key -> canonical key (:attr:`CorpusSpec.slot_aliases`).
+``[values]``: ``unset`` = predicted values that leave a slot unset under the strict profile
+besides empty ones (:attr:`CorpusSpec.unset_values`). The registry of corpora built from
+these files is :mod:`dst_eval.corpora`.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from dst_eval.errors import UsageError
 
-CORPORA = ("multiwoz22", "multiwoz21", "sgd", "crosswoz", "risawoz", "jmultiwoz")
+CORPUS_PACKAGE = "dst_eval.corpora"
+SLOT_DOMAINS = ("prefix", "service-family")
+SLOT_UNIVERSES = ("corpus", "dialogue-services")
+SEEN_SERVICES = ("train-schema", "all")
 
 
 @dataclass(frozen=True)
-class CorpusConfig:
+class CorpusSpec:
+    """One corpus: its ``configs/<name>.toml`` (module docstring) plus where its code lives."""
+
     name: str
-    language: str = "en"
-    default_profile: str = "strict"
-    normalisation: str = "basic"
-    tokenizer: str = "13a"
+    family: str
+    loader: str
+    detect_order: int
+    language: str
+    tokenizer: str
+    default_profile: str
+    profiles: tuple[str, ...]
+    normalisation: str
+    slot_key_policy: str
+    alternate_layouts: tuple[str, ...] = ()
+    slot_domain: str = "prefix"
+    slot_universe: str = "corpus"
+    seen_services: str = "train-schema"
+    interchangeable_with: frozenset[str] = frozenset()
     slots: tuple[str, ...] = ()
     categorical_slots: frozenset[str] = frozenset()
     multi_value_slots: frozenset[str] = frozenset()
     slot_aliases: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    profiles: tuple[str, ...] = ("strict",)
+    unset_values: tuple[str, ...] = ()
     raw: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    """The parsed TOML file, read-only (for diagnostics; every key is an attribute)."""
+
+    # ------------------------------------------------------------------ code of the corpus
+
+    def module(self, name: str) -> ModuleType:
+        """Module ``name`` of the corpus folder (``dst_eval.corpora.<family>.<name>``)."""
+        try:
+            return importlib.import_module(f"{CORPUS_PACKAGE}.{self.family}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith(f"{CORPUS_PACKAGE}.{self.family}"):
+                raise UsageError(f"corpus {self.name!r} is not supported by this version "
+                                 f"(no module {exc.name})") from exc
+            raise
+
+    def loader_module(self) -> ModuleType:
+        """The gold loader (``sniff(path) -> bool``, ``load(path, *, split) -> GoldSet``)."""
+        return self.module(self.loader)
+
+    def layout_modules(self) -> tuple[ModuleType, ...]:
+        """The loaders of :attr:`alternate_layouts` (single ``.json`` files), in order."""
+        return tuple(self.module(name) for name in self.alternate_layouts)
+
+    def responses_module(self) -> ModuleType:
+        """The response scorer: ``responses.score(alignment, options, *, resources, profile)``."""
+        return self.module("responses")
+
+    # ------------------------------------------------------------------ corpus knowledge
+
+    def domain_of(self, key: str) -> str:
+        """Domain of slot key ``key`` under :attr:`slot_domain`."""
+        domain = key.partition("-")[0]
+        return domain.split("_")[0] if self.slot_domain == "service-family" else domain
+
+    def accepts(self, corpus: str) -> bool:
+        """Whether gold of ``corpus`` may be scored when this corpus was named."""
+        return corpus == self.name or corpus in self.interchangeable_with
+
+    def applies(self, profile: str) -> bool:
+        return profile in self.profiles
+
+
+SPEC_KEYS = frozenset(f.name for f in fields(CorpusSpec)) - {"raw", "slot_aliases",
+                                                              "unset_values"}
+"""The ``[corpus]`` keys the reader consumes (one per :class:`CorpusSpec` field)."""
+REQUIRED_KEYS = frozenset(f.name for f in fields(CorpusSpec)
+                          if f.default is MISSING and f.default_factory is MISSING)
+TOP_LEVEL_KEYS = frozenset({"corpus", "slot_aliases", "values"})
+VALUES_KEYS = frozenset({"unset"})
+"""Keys of the ``[values]`` table (``unset`` -> :attr:`CorpusSpec.unset_values`)."""
 
 
 def read_toml(name: str) -> dict[str, Any]:
@@ -49,22 +153,116 @@ def read_toml(name: str) -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+_CORPUS_TABLE = re.compile(rb"^\[corpus\][ \t]*(#.*)?$", re.MULTILINE)
+
+
 @cache
-def corpus_config(corpus: str) -> CorpusConfig:
-    if corpus not in CORPORA:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
-    data = read_toml(corpus)
-    section = data.get("corpus", {})
-    return CorpusConfig(
-        name=corpus,
-        language=section.get("language", "en"),
-        default_profile=section.get("default_profile", "strict"),
-        normalisation=section.get("normalisation", "basic"),
-        tokenizer=section.get("tokenizer", "13a"),
-        slots=tuple(section.get("slots", ())),
-        categorical_slots=frozenset(section.get("categorical_slots", ())),
-        multi_value_slots=frozenset(section.get("multi_value_slots", ())),
-        slot_aliases=MappingProxyType(dict(data.get("slot_aliases", {}))),
-        profiles=tuple(section.get("profiles", ("strict",))),
+def config_names() -> tuple[str, ...]:
+    """Stems of the packaged ``configs/*.toml`` files that hold a ``[corpus]`` table (a line
+    ``[corpus]``; the files are parsed only when their corpus is asked for)."""
+    names = []
+    for entry in resources.files("dst_eval.configs").iterdir():
+        if (entry.name.endswith(".toml") and entry.is_file()
+                and _CORPUS_TABLE.search(entry.read_bytes())):
+            names.append(entry.name.removesuffix(".toml"))
+    return tuple(sorted(names))
+
+
+def _strings(value: Any, key: str, where: str, table: str = "corpus") -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where}: [{table}] {key} must be a list of strings")
+    return tuple(value)
+
+
+def _choice(value: Any, key: str, choices: tuple[str, ...], where: str) -> str:
+    if value not in choices:
+        raise UsageError(f"{where}: [corpus] {key} = {value!r}, expected one of "
+                         f"{', '.join(choices)}")
+    return value
+
+
+def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
+    """Validate one parsed corpus TOML and build its :class:`CorpusSpec` (module docstring)."""
+    where = f"configs/{name}.toml"
+    unknown = set(data) - TOP_LEVEL_KEYS
+    section = data.get("corpus")
+    if not isinstance(section, dict):
+        raise UsageError(f"{where}: no [corpus] table")
+    unknown |= {f"corpus.{k}" for k in set(section) - SPEC_KEYS}
+    values = data.get("values", {})
+    if not isinstance(values, dict):
+        raise UsageError(f"{where}: [values] must be a table")
+    unknown |= {f"values.{k}" for k in set(values) - VALUES_KEYS}
+    if unknown:
+        raise UsageError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
+    missing = REQUIRED_KEYS - set(section)
+    if missing:
+        raise UsageError(f"{where}: [corpus] lacks {', '.join(sorted(missing))}")
+    for key in ("name", "family", "loader", "language", "tokenizer", "default_profile",
+                "normalisation", "slot_key_policy"):
+        if not isinstance(section[key], str) or not section[key]:
+            raise UsageError(f"{where}: [corpus] {key} must be a non-empty string")
+    if section["name"] != name:
+        raise UsageError(f"{where}: [corpus] name is {section['name']!r}, not {name!r}")
+    if not isinstance(section["detect_order"], int) or isinstance(section["detect_order"], bool):
+        raise UsageError(f"{where}: [corpus] detect_order must be an integer")
+    profiles = _strings(section["profiles"], "profiles", where)
+    if section["default_profile"] not in profiles:
+        raise UsageError(f"{where}: default_profile {section['default_profile']!r} is not "
+                         "among its profiles")
+    aliases = data.get("slot_aliases", {})
+    if not isinstance(aliases, dict) or not all(isinstance(v, str) for v in aliases.values()):
+        raise UsageError(f"{where}: [slot_aliases] must map slot keys to slot keys")
+    return CorpusSpec(
+        name=name,
+        family=section["family"],
+        loader=section["loader"],
+        detect_order=section["detect_order"],
+        language=section["language"],
+        tokenizer=section["tokenizer"],
+        default_profile=section["default_profile"],
+        profiles=profiles,
+        normalisation=section["normalisation"],
+        slot_key_policy=section["slot_key_policy"],
+        alternate_layouts=_strings(section.get("alternate_layouts", []), "alternate_layouts",
+                                   where),
+        slot_domain=_choice(section.get("slot_domain", "prefix"), "slot_domain", SLOT_DOMAINS,
+                            where),
+        slot_universe=_choice(section.get("slot_universe", "corpus"), "slot_universe",
+                              SLOT_UNIVERSES, where),
+        seen_services=_choice(section.get("seen_services", "train-schema"), "seen_services",
+                              SEEN_SERVICES, where),
+        interchangeable_with=frozenset(_strings(section.get("interchangeable_with", []),
+                                                "interchangeable_with", where)),
+        slots=_strings(section.get("slots", []), "slots", where),
+        categorical_slots=frozenset(_strings(section.get("categorical_slots", []),
+                                             "categorical_slots", where)),
+        multi_value_slots=frozenset(_strings(section.get("multi_value_slots", []),
+                                             "multi_value_slots", where)),
+        slot_aliases=MappingProxyType(dict(aliases)),
+        unset_values=_strings(values.get("unset", []), "unset", where, "values"),
         raw=MappingProxyType(data),
     )
+
+
+@cache
+def corpus_config(corpus: str) -> CorpusSpec:
+    """The :class:`CorpusSpec` of ``corpus``; a usage error naming the known ones otherwise."""
+    known = config_names()
+    if corpus not in known:
+        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(known)}")
+    return spec_from_toml(corpus, read_toml(corpus))
+
+
+def corpus_specs() -> tuple[CorpusSpec, ...]:
+    """Every packaged corpus config, by name (:mod:`dst_eval.corpora` orders and checks them)."""
+    return tuple(corpus_config(name) for name in config_names())
+
+
+def __getattr__(name: str) -> Any:
+    """``CORPORA``: the known corpora (from ``configs/*.toml``), in detection order."""
+    if name == "CORPORA":
+        from dst_eval.corpora import names
+
+        return names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,12 +35,6 @@ def freeze_mapping(mapping: Mapping | None) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
-def split_slot_key(slot_key: str) -> tuple[str, str]:
-    """Split ``"domain-slot"`` on the first ``-`` only (slot names may contain hyphens)."""
-    domain, _, slot = slot_key.partition("-")
-    return domain, slot
-
-
 @dataclass(frozen=True, slots=True)
 class SlotSpan:
     """A non-categorical value's character span in the user utterance (SGD ``slots``)."""
@@ -110,6 +104,15 @@ class ServiceSchema:
     intents: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class GoldFile:
+    """One file a loader read: the path it opened and the SHA-256 of the bytes it read."""
+
+    path: str
+    sha256: str
+    size: int
+
+
 @dataclass(frozen=True)
 class GoldSet:
     """All gold dialogues of one corpus split, plus what the metrics need to know."""
@@ -125,6 +128,9 @@ class GoldSet:
     """Per-service schema (SGD, MultiWOZ 2.2)."""
     seen_services: frozenset[str] | None = None
     """Services present in the training schema; None when unknown."""
+    files: tuple[GoldFile, ...] = ()
+    """Every file whose bytes the loader read, in reading order (recorded where it is
+    opened, :class:`dst_eval.corpora.layout.FileLog`); empty for gold built in memory."""
     _by_key: dict[str, GoldDialogue] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -12,22 +12,12 @@ sacrebleu's 0–100 scale; ``combined`` = 0.5·(100·inform + 100·success) + BL
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from dst_eval.alignment import Alignment
 from dst_eval.options import EvalOptions
 from dst_eval.result import Result
-
-CORPUS_MODULES = {
-    "multiwoz22": "multiwoz",
-    "multiwoz21": "multiwoz",
-    "sgd": "sgd",
-    "crosswoz": "crosswoz",
-    "risawoz": "risawoz",
-    "jmultiwoz": "jmultiwoz",
-}
 
 
 @dataclass
@@ -55,7 +45,8 @@ def score_responses(alignment: Alignment, options: EvalOptions, result: Result |
     """The gold corpus's response scorer: records its metrics in ``result`` (a fresh
     :class:`~dst_eval.result.Result` when None) and returns it. ``options.profile``
     selects compatibility behaviour (``mwzeval`` on MultiWOZ)."""
-    corpus = alignment.gold.corpus
-    module = importlib.import_module(f"dst_eval.corpora.{CORPUS_MODULES[corpus]}.responses")
+    from dst_eval import corpora
+
+    module = corpora.get(alignment.gold.corpus).responses_module()
     return module.score(alignment, options, result if result is not None else Result(),
                         resources=resources or ResponseResources())

@@ -19,8 +19,8 @@ maps a predicted ``(domain, slot)`` to one canonical key for a corpus in two ste
    ============  ===================================================================
 
    Without a corpus (``corpus=None``) the key is kept as given except that the
-   domain is lower-cased. A corpus config may name its policy with
-   ``[corpus] slot_key_policy``; otherwise the table :data:`KEY_POLICIES` applies.
+   domain is lower-cased. Each corpus config names its policy (``[corpus]
+   slot_key_policy`` in ``configs/<corpus>.toml``).
 2. the corpus config's ``[slot_aliases]`` table (``configs/<corpus>.toml``, prediction
    key -> canonical key) is looked up with the policy-spelled key; alias keys are
    spelled by the same policy first, so ``"hotel-price range"`` and
@@ -29,28 +29,23 @@ maps a predicted ``(domain, slot)`` to one canonical key for a corpus in two ste
    that table, not here.
 
 A flat key ``"domain-slot"`` is split on the FIRST ``-`` only (slot names may hold
-hyphens). Results are cached per ``(domain, slot, corpus)``.
+hyphens): :func:`split_slot_key` is the one splitter. Results are cached per
+``(domain, slot, corpus)``.
+
+After the corpus spelling, :class:`GoldSpellings` spells a predicted key or domain that
+matches the loaded gold only case-insensitively (SGD ``hotels_4-location`` vs the gold's
+``Hotels_4-location``) as the gold does; alignment uses it for every predicted key.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from types import MappingProxyType
 
-from dst_eval.config import CORPORA, corpus_config
+from dst_eval.config import corpus_config
 from dst_eval.errors import UsageError
-
-KEY_POLICIES: Mapping[str, str] = MappingProxyType({
-    "multiwoz21": "lower",
-    "multiwoz22": "lower",
-    "sgd": "keep",
-    "crosswoz": "verbatim",
-    "risawoz": "verbatim",
-    "jmultiwoz": "verbatim",
-})
-"""Default key policy per corpus (overridable by ``[corpus] slot_key_policy``)."""
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -81,10 +76,7 @@ def key_policy(corpus: str | None) -> str:
     """The key policy name used for ``corpus`` (``"none"`` when no corpus is known)."""
     if corpus is None:
         return "none"
-    if corpus not in CORPORA:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(CORPORA)}")
-    policy = corpus_config(corpus).raw.get("corpus", {}).get("slot_key_policy")
-    policy = policy or KEY_POLICIES.get(corpus, "keep")
+    policy = corpus_config(corpus).slot_key_policy  # an unknown corpus is a usage error
     if policy not in _SPELLERS:
         raise UsageError(
             f"configs/{corpus}.toml: unknown slot_key_policy {policy!r} "
@@ -130,6 +122,39 @@ def canonical_domain(domain: str, corpus: str | None) -> str:
     if policy == "lower":
         return _WHITESPACE.sub("", domain).lower()
     return domain.strip() if policy == "keep" else domain
+
+
+class GoldSpellings:
+    """The gold's spelling of predicted keys and domains (case-insensitive fallback).
+
+    ``key(k)`` is ``k`` when the gold has it, else the gold key equal to it ignoring case
+    (the first in sorted order), else None; ``domain(d)`` likewise for domains (``d``
+    itself when unknown). ``keys`` are the gold's slot keys, ``domains`` its domains
+    (those of ``keys`` are added).
+    """
+
+    __slots__ = ("keys", "domains", "_keys_by_lower", "_domains_by_lower")
+
+    def __init__(self, keys: Iterable[str], domains: Iterable[str] = ()) -> None:
+        self.keys = frozenset(keys)
+        self.domains = frozenset(split_slot_key(k)[0] for k in self.keys) | frozenset(domains)
+        self._keys_by_lower: dict[str, str] = {}
+        for key in sorted(self.keys):
+            self._keys_by_lower.setdefault(key.lower(), key)
+        self._domains_by_lower: dict[str, str] = {}
+        for domain in sorted(self.domains):
+            self._domains_by_lower.setdefault(domain.lower(), domain)
+
+    def key(self, key: str) -> str | None:
+        if key in self.keys:
+            return key
+        return self._keys_by_lower.get(key.lower())
+
+    def domain(self, domain: str) -> str:
+        return self._domains_by_lower.get(domain.lower(), domain)
+
+    def has_domain(self, domain: str) -> bool:
+        return domain.lower() in self._domains_by_lower
 
 
 def clear_caches() -> None:

@@ -10,7 +10,7 @@ occurring in the gold response; :func:`reference_entities`) and the generated re
 Turns without entities add nothing; with no entity at all the rate is undefined (NaN).
 Strings are compared exactly, so normalise gold entities, gold responses and generated
 responses alike first (``dst_eval`` uses NFKC + whitespace removal + lower-case). Which
-strings are entities is the corpus's decision (``dst_eval.responses.crosswoz``).
+strings are entities is the corpus's decision (``dst_eval.corpora.crosswoz.responses``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The GEM card defines *inform rate* ("the output contains the appropriate entity the user
 asks for") and *success rate* ("all the requested attributes have been answered") without
 code; this module is the exact algorithm of ``docs/risawoz_inform_success.md``. It does no
-I/O and no normalisation: ``dst_eval.responses.risawoz`` builds the goals from the gold
+I/O and no normalisation: ``dst_eval.corpora.risawoz.responses`` builds the goals from the gold
 dialogue and passes responses and database cells already normalised (NFKC, whitespace
 removed); the database is injected through :class:`EntityDatabase`.
 

@@ -18,6 +18,7 @@ name                   tokens                                             signat
                        as sacrebleu ``ja-mecab``
 =====================  =================================================  =========================
 
+Unknown names and missing libraries raise :class:`TokenizerError` (a ``ValueError``).
 Never use ``13a`` on raw Chinese or Japanese: it does not split CJK runs, so BLEU is ~0.
 Heavy libraries (sacrebleu's tokenizer modules, jieba, fugashi) are imported on first use;
 each tokenizer object is a module-level singleton, so a MeCab tagger or a jieba dictionary is
@@ -33,8 +34,6 @@ from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 
-from dst_eval.errors import UsageError
-
 __all__ = [
     "ALIASES",
     "TOKENIZERS",
@@ -42,6 +41,7 @@ __all__ = [
     "JiebaTokenizer",
     "SacrebleuTokenizer",
     "Tokenizer",
+    "TokenizerError",
     "ZhTokenizer",
     "get_tokenizer",
 ]
@@ -49,6 +49,13 @@ __all__ = [
 _CACHE_SIZE = 2**16
 IPADIC_SYS_DIC_SIZE = 392126
 """Entries in the IPAdic system dictionary; sacrebleu's ``ja-mecab`` asserts the same size."""
+
+
+class TokenizerError(ValueError):
+    """An unknown tokenizer name, or a tokenizer whose library is missing or unusable.
+
+    One line; ``dst_eval`` reports it as a usage error (exit 2).
+    """
 
 
 class Tokenizer(ABC):
@@ -182,7 +189,7 @@ class JiebaTokenizer(Tokenizer):
             try:
                 jieba = import_module("jieba")
             except ImportError as exc:
-                raise UsageError(f"tokenizer 'jieba' needs the jieba package ({exc})") from exc
+                raise TokenizerError(f"tokenizer 'jieba' needs the jieba package ({exc})") from exc
             jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." on stderr
             segmenter = jieba.Tokenizer()
             segmenter.initialize()
@@ -238,13 +245,13 @@ class JaMecabIpadicTokenizer(Tokenizer):
                 fugashi = import_module("fugashi")
                 ipadic = import_module("ipadic")
             except ImportError as exc:
-                raise UsageError(
+                raise TokenizerError(
                     f"tokenizer 'ja-mecab-ipadic' needs fugashi and ipadic ({exc})"
                 ) from exc
             tagger = fugashi.GenericTagger(ipadic.MECAB_ARGS + " -Owakati")
             info = tagger.dictionary_info
             if len(info) != 1 or info[0]["size"] != IPADIC_SYS_DIC_SIZE:
-                raise UsageError(
+                raise TokenizerError(
                     "tokenizer 'ja-mecab-ipadic' expects exactly the IPAdic system dictionary "
                     f"({IPADIC_SYS_DIC_SIZE} entries), got {[d['size'] for d in info]}"
                 )
@@ -280,4 +287,4 @@ def get_tokenizer(name: str) -> Tokenizer:
         return TOKENIZERS[ALIASES.get(name, name)]
     except (KeyError, TypeError):
         known = ", ".join([*TOKENIZERS, *ALIASES])
-        raise UsageError(f"unknown BLEU tokenizer {name!r}; known: {known}") from None
+        raise TokenizerError(f"unknown BLEU tokenizer {name!r}; known: {known}") from None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.gold import GoldSet, dialogue_key, split_slot_key
+from dst_eval.gold import GoldSet, dialogue_key
+from dst_eval.slotkeys import split_slot_key
 
 
 def oracle_predictions(gold: GoldSet) -> dict[str, list[dict[str, Any]]]:

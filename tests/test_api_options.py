@@ -15,7 +15,7 @@ from helpers import oracle_predictions
 
 from dst_eval import __version__, evaluate
 from dst_eval.cli.app import main
-from dst_eval.corpora import load_gold
+from dst_eval.corpora import applicable, load_gold
 from dst_eval.errors import UsageError
 from dst_eval.options import MAX_BOOTSTRAP, EvalOptions, known_metric
 from dst_eval.profiles import PROFILES
@@ -160,8 +160,8 @@ def test_every_reported_metric_name_is_known():
     for corpus in ("multiwoz22", "sgd", "crosswoz", "risawoz", "jmultiwoz"):
         gold = load_gold(SAMPLES / corpus, corpus=corpus)
         predictions = oracle_predictions(gold)
-        for profile, (_, _, corpora) in PROFILES.items():
-            if corpora and corpus not in corpora:
+        for profile in PROFILES:
+            if corpus not in applicable(profile):
                 continue
             result = evaluate(predictions, gold=gold, profile=profile)
             seen |= set(result.scores) | set(result.not_applicable)

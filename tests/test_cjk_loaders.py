@@ -6,6 +6,7 @@ code (the SCORERS.md §10 recipes), never read back from the loader.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import unicodedata
@@ -19,9 +20,11 @@ from dst_eval.config import corpus_config
 from dst_eval.corpora import detect_corpus, load_gold
 from dst_eval.corpora.crosswoz import loader as crosswoz
 from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
+from dst_eval.corpora.layout import files_digest
 from dst_eval.corpora.risawoz import loader as risawoz
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.gold import GoldSet
+from dst_eval.slotkeys import split_slot_key
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -555,3 +558,95 @@ def test_sniffers_do_not_claim_each_other(gold_samples: Path, shared_dir: Path) 
     for path in others:
         for module in modules.values():
             assert not module.sniff(path), (module.__name__, path)
+
+
+# ----------------------------------------------------------------------------- files read
+
+
+def sha256_of(path: Path) -> tuple[str, str, int]:
+    data = path.read_bytes()
+    return str(path), hashlib.sha256(data).hexdigest(), len(data)
+
+
+def recorded(gold: GoldSet) -> list[tuple[str, str, int]]:
+    return [(f.path, f.sha256, f.size) for f in gold.files]
+
+
+def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples: Path,
+                                                 tmp_path: Path) -> None:
+    """``GoldSet.files``: each file whose bytes the loader used, with the SHA-256 computed
+    here from the file itself; files only sniffed are not listed."""
+    test_zip = shared_dir / "corpora" / "crosswoz" / "test.json.zip"
+    assert recorded(crosswoz.load(test_zip)) == [sha256_of(test_zip)]
+    assert recorded(load_gold(shared_dir / "corpora" / "crosswoz", split="val")) == [
+        sha256_of(shared_dir / "corpora" / "crosswoz" / "val.json.zip")]
+    # RiSAWOZ --split reads the split-id file one directory up
+    folder = shared_dir / "corpora" / "risawoz"
+    train = risawoz.load(folder / "sample_train100_original_format.json", split="train")
+    assert recorded(train) == [sha256_of(folder / "sample_train100_original_format.json"),
+                               sha256_of(folder / "dataset_split_ids_dict.json")]
+    assert len(train) == 100
+    # a directory: the dialogue files that hold RiSAWOZ data, not the split-id file
+    whole = risawoz.load(folder)
+    assert [f.path for f in whole.files] == [
+        str(folder / "gem_card_examples.json"),
+        str(folder / "sample_train100_original_format.json")]
+    # JMultiWOZ: dialogues.json and split_list.json; a zip is one file
+    sample = jmultiwoz.load(gold_samples / "jmultiwoz")
+    assert sorted(recorded(sample)) == sorted(
+        [sha256_of(gold_samples / "jmultiwoz" / "dialogues.json"),
+         sha256_of(gold_samples / "jmultiwoz" / "split_list.json")])
+    archive = tmp_path / "jmultiwoz.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name in ("dialogues.json", "split_list.json"):
+            out.write(gold_samples / "jmultiwoz" / name, f"JMultiWOZ_1.0/{name}")
+    zipped = jmultiwoz.load(archive)
+    assert recorded(zipped) == [sha256_of(archive)] and states(zipped) == states(sample)
+
+
+def test_files_digest_follows_content_not_paths(gold_samples: Path, tmp_path: Path) -> None:
+    """The stale-gold scenarios of issue 8: a symlinked copy digests as the original; a
+    patched copy at the same path does not."""
+    original = gold_samples / "crosswoz" / "test.json"
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "test.json").symlink_to(original)
+    first = crosswoz.load(original)
+    second = crosswoz.load(linked / "test.json")
+    assert files_digest(first.files) == files_digest(second.files)
+    assert [f.sha256 for f in first.files] == [sha256_of(original)[1]]
+    patched = tmp_path / "test.json"
+    raw = json.loads(original.read_text("utf-8"))
+    dialogue_id = next(iter(raw))
+    raw[dialogue_id]["type"] = "单领域"
+    patched.write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
+    assert files_digest(crosswoz.load(patched).files) != files_digest(first.files)
+    assert files_digest([]) == hashlib.sha256(b"").hexdigest()
+
+
+def test_file_log_reads_like_jsonio_and_records_once(tmp_path: Path) -> None:
+    from dst_eval.corpora.layout import FileLog
+
+    lines = tmp_path / "d.jsonl"
+    lines.write_bytes(b'{"a": 1}\n\n{"a": 2}\n')
+    log = FileLog()
+    assert log.read_records(lines) == [{"a": 1}, {"a": 2}]
+    assert log.read_records(lines) == [{"a": 1}, {"a": 2}]
+    assert recorded(log) == [(str(lines), hashlib.sha256(b'{"a": 1}\n\n{"a": 2}\n').hexdigest(),
+                              19)]  # 9 + 1 + 9 bytes, read twice, recorded once
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"a": 1}\n{"a": \n')
+    with pytest.raises(GoldDataError, match=r"bad.jsonl: line 2: invalid JSON"):
+        FileLog().read_records(bad)
+    two = tmp_path / "two.zip"
+    with zipfile.ZipFile(two, "w") as out:
+        out.writestr("x.json", "{}")
+        out.writestr("y.json", "{}")
+    with pytest.raises(GoldDataError, match="expected one JSON file in the zip, found 2"):
+        FileLog().read_json(two)
+    not_zip = tmp_path / "n.zip"
+    not_zip.write_bytes(b"not a zip")
+    with pytest.raises(GoldDataError, match="not a valid zip file"):
+        FileLog().read_json(not_zip)
+    with pytest.raises(GoldDataError, match="file not found"):
+        FileLog().read_json(tmp_path / "missing.json")

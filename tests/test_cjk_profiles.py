@@ -23,10 +23,11 @@ from dst_eval.corpora import load_gold
 from dst_eval.corpora.crosswoz import loader as crosswoz
 from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
 from dst_eval.corpora.risawoz import loader as risawoz
-from dst_eval.gold import GoldSet, split_slot_key
+from dst_eval.gold import GoldSet
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.reader import read_predictions
 from dst_eval.profiles import get_profile
+from dst_eval.slotkeys import split_slot_key
 
 K = 7  # every K-th turn (global index % K == K - 1) is corrupted
 WRONG, EXTRA = "错误值", "多余值"

@@ -7,8 +7,13 @@ gold (``shared_dir``), once per module.
 
 from __future__ import annotations
 
+import base64
 import copy
+import dataclasses
 import json
+import os
+import tracemalloc
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,12 +25,14 @@ from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.resampling import resample_indices
 from helpers import oracle_predictions
 
-from dst_eval import evaluate
+from dst_eval import __version__, evaluate
 from dst_eval.cli.app import main
 from dst_eval.cli.leaderboard import run_leaderboard
 from dst_eval.corpora import load_gold
 from dst_eval.errors import UsageError
-from dst_eval.leaderboard import core as leaderboard
+from dst_eval.leaderboard import board, cache, reads, scoring, submissions
+from dst_eval.leaderboard.config import load_config
+from dst_eval.leaderboard.statistics import resample_statistics
 from dst_eval.result import Result
 from dst_eval.signature import Signature
 from dst_eval.significance import compare_reports
@@ -38,14 +45,14 @@ OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
 def run_counting(*argv: object) -> tuple[int, list[str]]:
     """Run the command; also return the file names evaluate() was called on, in order."""
     calls: list[str] = []
-    real = leaderboard.evaluate
+    real = scoring.evaluate
 
     def counting(predictions, **kwargs):
         calls.append(Path(predictions.source).name)
         return real(predictions, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(leaderboard, "evaluate", counting)
+        patch.setattr(scoring, "evaluate", counting)
         code = run_leaderboard([str(a) for a in argv])
     return code, calls
 
@@ -276,6 +283,8 @@ def test_check_mode_scores_one_submission(small, capsys):
     (("seed = 7", "seed = 7\ncolour = 1"), "unknown [leaderboard] keys: colour"),
     (("\"*.json\"", "\"../*.json\""), "must stay inside 'dir'"),
     (("bootstrap = 200", "bootstrap = 1"), "need bootstrap >= 2"),
+    (("seed = 7", 'seed = 7\n\n[leaderboard.options]\nmissing = "bogus"'),
+     "[leaderboard] options: --missing: unknown missing-prediction policy 'bogus'"),
 ])
 def test_config_errors_are_usage_errors(small, change, message, capsys):
     small.config.write_text(small.config.read_text().replace(*change))
@@ -443,18 +452,17 @@ def test_html_page_is_self_contained(mwz_board):
 
 
 def test_cache_key_changes_with_gold_profile_and_options(small):
-    config = leaderboard.load_config(small.config)
-    scorer = leaderboard.Scorer(config, leaderboard.ScoreCache(None))
+    config = load_config(small.config)
+    scorer = scoring.Scorer(config, cache.ScoreCache(None))
     base = scorer.key("abc")
     assert scorer.key("abd") != base
     for change in ({"profile": "convlab"}, {"options": {"missing": "skip"}}):
-        other = leaderboard.Scorer(leaderboard.dataclasses.replace(config, **change),
-                                   leaderboard.ScoreCache(None))
+        other = scoring.Scorer(dataclasses.replace(config, **change), cache.ScoreCache(None))
         assert other.key("abc") != base
     scorer.gold_hash = "0" * 64
     assert scorer.key("abc") != base
-    fingerprint = leaderboard.harness_fingerprint()
-    assert fingerprint.startswith(f"{leaderboard.__version__}+") and len(fingerprint) > 20
+    fingerprint = cache.harness_fingerprint()
+    assert fingerprint.startswith(f"{__version__}+") and len(fingerprint) > 20
 
 
 def test_check_of_a_listed_file_uses_its_metadata_file(small, capsys):
@@ -494,13 +502,19 @@ def test_statistics_that_do_not_reproduce_the_score_are_dropped():
                       np.arange(3), ["a", "b", "c"])
     good = Result(scores={JGA: 2 / 3}, signature=Signature("sgd", "dev", "strict"),
                   tables=[(table, [JointGoalAccuracy()])])
-    assert leaderboard._drop_inconsistent_statistics(good) == [] and good.stat_tables()
+    kept, notes = resample_statistics(good, 10, 0)
+    assert notes == [] and [m.name for m in kept] == [JGA]
+    # the cached numbers, by construction: JGA of each resample of the three 1-turn dialogues
+    hits = np.array([1.0, 0.0, 1.0])
+    expected = [hits[draw].sum() / 3 for draw in resample_indices(3, 10, seed=0)]
+    assert kept[0].full == 2 / 3 and kept[0].resamples.tolist() == pytest.approx(expected)
     bad = Result(scores={JGA: 0.5}, signature=Signature("sgd", "dev", "strict"),
                  tables=[(table, [JointGoalAccuracy()])])
-    assert leaderboard._drop_inconsistent_statistics(bad) == [
+    kept, notes = resample_statistics(bad, 10, 0)
+    assert notes == [
         "joint_goal_accuracy: no interval or test (its per-dialogue statistics give 0.666667, "
         "not the score 0.5)"]
-    assert bad.stat_tables() == []
+    assert kept == []
 
 
 def test_a_metric_missing_without_a_reason_gets_a_note(small):
@@ -517,6 +531,252 @@ def test_a_metric_missing_without_a_reason_gets_a_note(small):
     # inform and requested_slots_f1 are n/a with the scorer's reasons: no extra note
     assert sample["scores"]["inform"] is None and sample["scores"]["requested_slots_f1"] is None
     assert not any("not computed" in n for r in data["rows"] for n in r["notes"] + data["notes"])
-    assert leaderboard._explained("requested_slots_f1", ["requested_slots_*: n/a (none)"])
-    assert leaderboard._explained("bleu", ["inform, bleu: n/a (no goals)"])
-    assert not leaderboard._explained("bleu", ["bleu_segmented: n/a (x)", "bleu: 17"])
+    assert board._explained("requested_slots_f1", ["requested_slots_*: n/a (none)"])
+    assert board._explained("bleu", ["inform, bleu: n/a (no goals)"])
+    assert not board._explained("bleu", ["bleu_segmented: n/a (x)", "bleu: 17"])
+
+
+# ---- a cache that cannot be stale ---------------------------------------------------------
+@pytest.fixture
+def jmwz(gold_samples: Path, tmp_path: Path) -> SimpleNamespace:
+    """JMultiWOZ gold as a FILE (``dialogues.json``) whose loader also reads
+    ``split_list.json`` beside it; three submissions; a cache in ``out/.cache``."""
+    source = gold_samples / "jmultiwoz"
+    gold_dir = tmp_path / "data" / "gold"  # its folder and that folder's parent are listed
+    gold_dir.mkdir(parents=True)
+    for name in ("dialogues.json", "split_list.json"):
+        (gold_dir / name).write_bytes((source / name).read_bytes())
+    gold = load_gold(gold_dir / "dialogues.json", corpus="jmultiwoz", split="test")
+    sample = orjson.loads((source / "predictions.json").read_bytes())
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    files = {"oracle.json": oracle_predictions(gold), "sample.json": sample,
+             "worse.json": without_state(sample, 1)}
+    for name, content in files.items():
+        (subs / name).write_bytes(orjson.dumps(content))
+    config = write_config(tmp_path / "board.toml", gold=gold_dir / "dialogues.json",
+                          corpus="jmultiwoz", bootstrap=100, seed=3,
+                          extra='split = "test"\nprofile = "strict"',
+                          sources=[{"dir": str(subs)}])
+    return SimpleNamespace(root=tmp_path, gold=gold_dir, subs=subs, config=config,
+                           out=tmp_path / "out", files=files)
+
+
+def run_board(ns: SimpleNamespace, *extra: object, out: Path | None = None
+              ) -> tuple[list[str], dict[str, bytes]]:
+    """Build the board (through the cache unless ``--no-cache``); (files scored, outputs)."""
+    out = out or ns.out
+    code, calls = run_counting(ns.config, "--output-dir", out, *extra)
+    assert code == 0
+    return sorted(calls), read_outputs(out)
+
+
+def uncached(ns: SimpleNamespace) -> dict[str, bytes]:
+    """The outputs recomputed from scratch, without reading or writing any cache."""
+    calls, outputs = run_board(ns, "--no-cache", out=ns.root / "fresh")
+    assert calls == sorted(ns.files)
+    return outputs
+
+
+def jga_by_submission(outputs: dict[str, bytes]) -> dict[str, float]:
+    rows = json.loads(outputs["leaderboard.json"])["rows"]
+    return {row["submission"]: row["scores"][JGA] for row in rows}
+
+
+def rewrite_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Replace ``old`` by ``new`` (same length) keeping the file's size and mtime."""
+    assert len(old) == len(new)
+    before = path.stat()
+    data = path.read_bytes()
+    assert data.count(old) >= 1
+    path.write_bytes(data.replace(old, new))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_cache_serves_an_unchanged_board_without_rescoring(jmwz):
+    calls, first = run_board(jmwz)
+    assert calls == sorted(jmwz.files)
+    calls, second = run_board(jmwz)
+    assert calls == [] and second == first == uncached(jmwz)
+    # gold_samples/jmultiwoz/README.md: strict JGA 8/12, 9001 (4 turns) missing only t2;
+    # "worse" empties 9001's states, losing its 3 correct turns
+    assert jga_by_submission(first) == {"oracle.json": 1.0, "sample.json": 8 / 12,
+                                        "worse.json": 5 / 12}
+
+
+@pytest.mark.parametrize(("file", "old", "new"), [
+    # the gold path itself: a gold value of the test split (hotel city of 9001 turn 0)
+    ("dialogues.json", "大阪".encode(), "福岡".encode()),
+    # a file BESIDE the gold path that the loader reads: 9003 moves to dev, 9004 to test
+    ("split_list.json", b"9003IjKl", b"9004MnOp"),
+])
+def test_cache_is_not_stale_after_a_gold_file_changes_in_place(jmwz, file, old, new):
+    run_board(jmwz)
+    before = jga_by_submission(uncached(jmwz))
+    target = jmwz.gold / file
+    if file == "split_list.json":  # swap the two ids, keeping the size
+        text = target.read_bytes().replace(b"9004MnOp", b"@@@@@@@@").replace(old, new)
+        rewrite_in_place(target, target.read_bytes(), text.replace(b"@@@@@@@@", old))
+    else:
+        rewrite_in_place(target, old, new)
+    calls, cached = run_board(jmwz)
+    assert calls == sorted(jmwz.files)  # every entry depended on that file
+    fresh = uncached(jmwz)
+    assert cached == fresh
+    assert jga_by_submission(fresh) != before  # the change matters: a stale board would show it
+
+
+def test_cache_is_not_stale_after_a_submission_changes_in_place(jmwz):
+    run_board(jmwz)
+    before = jga_by_submission(uncached(jmwz))
+    # the sample's 大阪 (hotel city) becomes 福岡: same size, same mtime
+    rewrite_in_place(jmwz.subs / "sample.json", "大阪".encode(), "福岡".encode())
+    calls, cached = run_board(jmwz)
+    assert calls == ["sample.json"]
+    fresh = uncached(jmwz)
+    assert cached == fresh and jga_by_submission(fresh) != before
+
+
+def test_cache_is_not_stale_after_the_harness_code_changes(jmwz, monkeypatch):
+    """A change of the installed code (here: a file added to the digested code roots,
+    rewritten with the same size and mtime) rescoring everything; the new "code" computes
+    other numbers (no normalisation), and the board shows exactly those."""
+    module = jmwz.root / "code" / "rules.py"
+    module.parent.mkdir()
+    module.write_text("RULES = 'nfkc'\n", encoding="utf-8")
+    roots = cache.code_roots()
+    monkeypatch.setattr(cache, "code_roots", lambda: [*roots, module.parent])
+    cache.harness_fingerprint.cache_clear()
+    run_board(jmwz)
+    old = uncached(jmwz)
+    real = scoring.evaluate
+    monkeypatch.setattr(scoring, "evaluate",
+                        lambda predictions, **kw: real(predictions, **kw, normalisation="exact"))
+    new = uncached(jmwz)
+    assert jga_by_submission(new) != jga_by_submission(old)
+    calls, stale = run_board(jmwz)  # the code digest did not change: the old entries serve
+    assert calls == [] and stale == old
+    rewrite_in_place(module, b"nfkc", b"none")
+    cache.harness_fingerprint.cache_clear()
+    try:
+        calls, cached = run_board(jmwz)
+    finally:
+        cache.harness_fingerprint.cache_clear()
+    assert calls == sorted(jmwz.files) and cached == new
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda data: data[: len(data) // 2],                                 # truncated
+    lambda data: b"\x00\xff garbage",                                     # not JSON
+    lambda data: b"{}",                                                   # no fields
+    lambda data: data.replace(b'"format":2', b'"format":1'),              # another format
+    lambda data: data.replace(b'"coverage":', b'"coverage":"x","c":'),    # wrong type
+    lambda data: orjson.dumps({**orjson.loads(data), "statistics": [      # short resamples
+        [m[0], m[1], m[2], "AAAA"] for m in orjson.loads(data)["statistics"]]}),
+    lambda data: orjson.dumps({**orjson.loads(data), "key": "0" * 64}),   # another key's
+    lambda data: orjson.dumps({**orjson.loads(data), "tables": [            # the old format's
+        {"metrics": [{"$metric": {"module": "os", "class": "system", "state": {}}}]}]}),
+])
+def test_a_corrupt_cache_entry_is_ignored_and_rescored(jmwz, corrupt, monkeypatch):
+    calls, first = run_board(jmwz)
+    entries = sorted((jmwz.out / ".cache").glob("*.json"))
+    assert len(entries) == 3
+    for entry in entries:
+        entry.write_bytes(corrupt(entry.read_bytes()))
+    monkeypatch.setattr(os, "system", lambda *a: pytest.fail("executed from the cache"))
+    calls, second = run_board(jmwz)
+    assert calls == sorted(jmwz.files) and second == first
+    calls, third = run_board(jmwz)  # rewritten
+    assert calls == [] and third == first
+
+
+def test_cache_entries_are_plain_data(jmwz):
+    run_board(jmwz)
+    for file in (jmwz.out / ".cache").glob("*.json"):
+        entry = orjson.loads(file.read_bytes())
+        assert set(entry) == {"format", "key", "signature", "scores", "coverage", "warnings",
+                              "notes", "statistics_notes", "metadata", "has_states", "tables",
+                              "statistics", "inputs"}
+        assert entry["key"] == file.stem and b"$metric" not in file.read_bytes()
+        # the inputs: the two gold files read, by content, and the searched folders
+        files = {Path(p).name: d for kind, p, d in entry["inputs"] if kind == "file"}
+        assert files == {"dialogues.json": reads.file_digest(jmwz.gold / "dialogues.json"),
+                         "split_list.json": reads.file_digest(jmwz.gold / "split_list.json")}
+        folders = {p for kind, p, _ in entry["inputs"] if kind == "dir"}
+        assert {str(jmwz.gold), str(jmwz.gold.parent)} <= folders
+        assert str(jmwz.subs) not in folders
+        # statistics: 100 resamples (float64) per metric with per-dialogue statistics
+        assert all(len(base64.b64decode(m[3])) == 8 * 100 for m in entry["statistics"])
+
+
+# ---- hostile submissions (issue 9) ----------------------------------------------------------
+def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
+    sample = orjson.dumps(small.files["sample.json"])
+    with zipfile.ZipFile(small.subs / "zipped.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", sample)
+    with zipfile.ZipFile(small.subs / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", b'{"x": [' + b" " * 3_000_000 + b"]}")
+    assert (small.subs / "bomb.zip").stat().st_size < 10_000  # under the limit as a file
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["*.json", "*.toml", "*.zip"]').replace(
+        "seed = 7", "seed = 7\nmax_submission_mb = 1"))
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert {i["file"]: i["reason"] for i in data["invalid"]} == {
+        "bomb.zip": "over the 1 MB submission limit (max_submission_mb) once decompressed"}
+    rows = {row["submission"]: row for row in data["rows"]}
+    assert rows["zipped.zip"]["scores"] == rows["sample.json"]["scores"]
+    # streaming: a 200 MB member is measured in 1 MB blocks and abandoned past the limit
+    bomb = tmp_path / "big-bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("predictions.json", bytes(200_000_000))
+    tracemalloc.start()
+    try:
+        measured = submissions.zip_size(bomb, 5_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 5_000_000 < measured <= 6_000_000 and peak < 8_000_000
+    assert submissions.zip_size(small.subs / "zipped.zip", None) == len(sample)
+
+
+def test_names_differing_only_by_case_keep_the_existing_submission(small, capsys):
+    code, data, _, _ = build(small)
+    assert code == 0
+    twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
+    (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
+    code, data, markdown, _ = build(small)
+    assert code == 3
+    assert [row["submission"] for row in data["rows"]] == ["oracle.json", "sample.json",
+                                                          "worse.json"]
+    assert data["invalid"] == [{"file": "twin.json", "reason": (
+        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case); "
+        "choose another name")}]
+    capsys.readouterr()
+    code = run_leaderboard([str(small.config), "--output-dir", str(small.out), "--check",
+                            str(small.subs / "twin.json")])
+    assert code == 3 and "twin.json: INVALID: name 'ORACLE' is already used by oracle.json" \
+        in capsys.readouterr().out
+
+
+def test_control_and_bidi_characters_in_names_are_refused_and_shown_escaped(small):
+    sample = orjson.dumps(small.files["sample.json"])
+    (small.subs / "evil\nname.json").write_bytes(sample)
+    (small.subs / "bidi\u202egnp.json").write_bytes(sample)
+    (small.subs / "meta.json").write_bytes(orjson.dumps(
+        {"metadata": {"name": "Good\u202eliveD"}, "predictions": small.files["sample.json"]}))
+    code, data, markdown, page = build(small)
+    assert code == 3
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert reasons == {
+        "bidi\\u202egnp.json": submissions.UNSAFE_NAME,
+        "evil\\u000aname.json": submissions.UNSAFE_NAME,
+        "meta.json": "metadata 'name' holds a bidirectional or invisible formatting character "
+                     "(\\u202e)"}
+    json_text = (small.out / "leaderboard.json").read_text(encoding="utf-8")
+    for text in (markdown, page, json_text):
+        assert "\u202e" not in text and "evil\n" not in text
+    assert "- `evil\\\\u000aname.json`: its file name holds control" in markdown
+    assert not any(line.startswith("name.json") for line in markdown.splitlines())

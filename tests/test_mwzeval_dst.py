@@ -155,7 +155,14 @@ def test_raw_state_keeps_what_the_reader_drops(tmp_path: Path) -> None:
         {"state": {"restaurant": {"food": "british", "pricerange": "none", "area": ""}}},
     ]}))
     preds = read_predictions(path, corpus="multiwoz22")
-    assert dict(preds.get("d2")[1].state) == {"restaurant-food": "british"}
+    # the reader keeps every value verbatim (issue 8); the strict profile reads the
+    # "none"/"" values as unset, mwzeval scores them
+    assert dict(preds.get("d2")[1].state) == {"restaurant-food": "british",
+                                              "restaurant-pricerange": "none",
+                                              "restaurant-area": ""}
+    from dst_eval.profiles.strict import unset_for
+    assert dict(unset_for("multiwoz22").items(preds.get("d2")[1].state)) == {
+        "restaurant-food": "british"}
     result = score(align(_gold({"d2": GOLD["d2"]}), preds), EvalOptions())
     # mwzeval scores "none" and "" as predicted values: two false positives
     assert (result.counts["tp"], result.counts["fp"], result.counts["fn"]) == (1, 2, 0)

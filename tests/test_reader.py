@@ -16,6 +16,7 @@ from dst_eval.predictions.reader import (
     predictions_from_object,
     read_predictions,
 )
+from dst_eval.profiles.strict import unset_for
 from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
 
 
@@ -149,16 +150,23 @@ def test_utf8_bom_is_accepted(tmp_path):
 # --------------------------------------------------------------------------- value rules
 
 
-def test_unset_values_are_dropped(tmp_path):
+def test_values_are_kept_verbatim_and_the_strict_profile_decides_unset(tmp_path):
     state = {"hotel": {"area": "", "name": "   ", "type": None, "stars": "none",
                        "parking": "Not Mentioned", "internet": "dontcare", "day": "None "}}
     path = write_json(tmp_path / "p.json", {"d": [{"state": state}]})
     mwz = read_predictions(path, corpus="multiwoz22").dialogues["d"][0].state
-    assert dict(mwz) == {"hotel-internet": "dontcare"}
-    # outside MultiWOZ "none" is an ordinary value; "" and null are unset everywhere
+    # the reader keeps every string as written (null is JSON's "no value")
+    assert dict(mwz) == {"hotel-area": "", "hotel-name": "   ", "hotel-stars": "none",
+                         "hotel-parking": "Not Mentioned", "hotel-internet": "dontcare",
+                         "hotel-bookday": "None "}
+    # the strict profile's documented rules: for MultiWOZ "none"/"not mentioned" (any
+    # case, surrounding whitespace ignored), "" and whitespace-only are unset
+    assert dict(unset_for("multiwoz22").items(mwz)) == {"hotel-internet": "dontcare"}
+    # outside MultiWOZ "none" is an ordinary value; "" and whitespace-only are unset everywhere
     sgd = read_predictions(path, corpus="sgd").dialogues["d"][0].state
-    assert dict(sgd) == {"hotel-stars": "none", "hotel-parking": "Not Mentioned",
-                         "hotel-internet": "dontcare", "hotel-day": "None "}
+    assert dict(unset_for("sgd").items(sgd)) == {
+        "hotel-stars": "none", "hotel-parking": "Not Mentioned",
+        "hotel-internet": "dontcare", "hotel-day": "None "}
 
 
 def test_non_string_values_are_converted_and_reported(tmp_path):
@@ -384,30 +392,36 @@ def mwzeval_predictions(shared_dir) -> Path:
     return shared_dir / "reference" / "mwzeval" / "predictions"
 
 
-def _raw_counts(path: Path) -> tuple[int, int, int, int]:
-    """Dialogues, turns, non-empty values and '|' values, counted with the json module."""
+def _raw_counts(path: Path) -> tuple[int, int, int, int, int]:
+    """Dialogues, turns, non-empty values, '|' values and all values, counted with the
+    json module."""
     raw = json.loads(path.read_text(encoding="utf-8"))
-    n_turns = n_values = n_pipes = 0
+    n_turns = n_values = n_pipes = n_all = 0
     for turns in raw.values():
         for turn in turns:
             n_turns += 1
             for slots in (turn.get("state") or {}).values():
+                n_all += len(slots)
                 for value in slots.values():
                     if value.strip() and value.strip().lower() not in ("none", "not mentioned"):
                         n_values += 1
                         n_pipes += "|" in value
-    return len(raw), n_turns, n_values, n_pipes
+    return len(raw), n_turns, n_values, n_pipes, n_all
 
 
 @pytest.mark.parametrize("system", ["augpt", "dots", "galaxy-e2e", "uniconv", "labes"])
 def test_reference_prediction_files(mwzeval_predictions, system):
     path = mwzeval_predictions / f"{system}.json"
     preds = read_predictions(path, corpus="multiwoz22")
-    n_dialogues, n_turns, n_values, n_pipes = _raw_counts(path)
+    n_dialogues, n_turns, n_values, n_pipes, n_all = _raw_counts(path)
     assert len(preds.dialogues) == n_dialogues
     assert sum(len(t) for t in preds.dialogues.values()) == n_turns
-    # no two raw spellings of one slot in these files: every value lands in the state
-    assert sum(len(t.state or {}) for ts in preds.dialogues.values() for t in ts) == n_values
+    # no two raw spellings of one slot in these files: every value lands in the state,
+    # verbatim; the strict profile's rules leave the non-empty ones set
+    assert sum(len(t.state or {}) for ts in preds.dialogues.values() for t in ts) == n_all
+    unset = unset_for("multiwoz22")
+    assert sum(len(unset.items(t.state)) for ts in preds.dialogues.values()
+               for t in ts) == n_values
     assert kinds(preds) == ["hedged_value"] * n_pipes
 
 

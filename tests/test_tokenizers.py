@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jieba
 import pytest
-from dst_eval.metrics.tokenizers import ALIASES, TOKENIZERS, get_tokenizer
+from dst_eval.metrics.tokenizers import ALIASES, TOKENIZERS, TokenizerError, get_tokenizer
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
@@ -48,11 +48,19 @@ def test_registry_names_and_aliases():
 
 @pytest.mark.parametrize("name", ["13a ", "char", "ja-mecab-unidic", "", None])
 def test_unknown_tokenizer_is_one_line_usage_error(name):
-    with pytest.raises(UsageError) as info:
+    # metrics/ is pure: a plain ValueError there, translated to a usage error (exit 2) at the
+    # dst_eval boundary (dst_eval.corpora.tokenizer), with the same one-line message.
+    from dst_eval.corpora import tokenizer
+
+    with pytest.raises(TokenizerError) as pure:
         get_tokenizer(name)
-    assert isinstance(info.value, DstEvalError)
-    message = str(info.value)
-    assert "\n" not in message and "unknown BLEU tokenizer" in message and "ja-mecab" in message
+    assert isinstance(pure.value, ValueError) and not isinstance(pure.value, DstEvalError)
+    with pytest.raises(UsageError) as info:
+        tokenizer(name)
+    assert isinstance(info.value, DstEvalError) and info.value.exit_code == 2
+    for message in (str(info.value), str(pure.value)):
+        assert "\n" not in message and "unknown BLEU tokenizer" in message
+        assert "ja-mecab" in message
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dst_eval.leaderboard.core import Source, build_leaderboard, load_config, write_outputs
+from dst_eval.leaderboard import Source, build_leaderboard, load_config, write_outputs
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "configs" / "leaderboard_example.toml"

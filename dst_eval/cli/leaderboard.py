@@ -56,7 +56,7 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     args = build_leaderboard_parser().parse_args(argv)
     from rich.console import Console
 
-    from dst_eval.leaderboard.core import (
+    from dst_eval.leaderboard import (
         build_leaderboard,
         check_candidate,
         check_report,
@@ -73,13 +73,15 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     if args.check:
         candidate = check_candidate(config, Path(args.check))
         with stage(console, "scoring…"):
-            board = build_leaderboard(config, cache_dir=cache_dir, extra=candidate)
+            board = build_leaderboard(config, cache_dir=cache_dir, extra=candidate,
+                                      previous=output_dir / "leaderboard.json")
         candidate_id = board_id(board, candidate.id)
         valid, text = check_report(board, candidate_id)
         sys.stdout.write(text)
         return EXIT_OK if valid else EXIT_INVALID_PREDICTIONS
     with stage(console, "scoring…"):
-        board = build_leaderboard(config, cache_dir=cache_dir)
+        board = build_leaderboard(config, cache_dir=cache_dir,
+                                  previous=output_dir / "leaderboard.json")
     paths = write_outputs(board, output_dir)
     ranked = len(board.ranked)
     print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "

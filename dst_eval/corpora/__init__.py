@@ -1,4 +1,11 @@
-"""Gold loaders: each corpus's native format -> the canonical :class:`~dst_eval.gold.GoldSet`.
+"""The corpus registry: corpus name -> :class:`~dst_eval.config.CorpusSpec`.
+
+One spec per ``configs/<corpus>.toml`` that has a ``[corpus]`` table; its code lives in
+``dst_eval/corpora/<family>/``. Everything that differs between corpora is an attribute of
+the spec (``profiles``, ``default_profile``, ``tokenizer``, ``slot_key_policy``,
+``domain_of``, ``slot_universe``, ``seen_services``, ``accepts``, ...) or a module of its
+folder (``loader_module()``, ``responses_module()``), so no code outside this package asks
+which corpus it is looking at.
 
 Every loader module exposes
 
@@ -6,80 +13,136 @@ Every loader module exposes
 * ``load(path: Path, *, split: str | None = None) -> GoldSet``.
 
 Loaders raise :class:`~dst_eval.errors.GoldDataError` (exit code 4) with the file,
-dialogue and turn on malformed gold data, never a bare exception.
+dialogue and turn on malformed gold data, never a bare exception, and read gold files
+through :class:`~dst_eval.corpora.layout.FileLog` so that ``GoldSet.files`` lists them.
+
+Adding a corpus: write ``configs/<name>.toml`` (every ``[corpus]`` key is documented in
+:mod:`dst_eval.config`), put its loader (``sniff``, ``load``) and ``responses.py``
+(``score``) in ``dst_eval/corpora/<family>/``, list the package in ``pyproject.toml``, and
+name the profiles that apply in the config. Nothing else changes.
 """
 
 from __future__ import annotations
 
-import importlib
+from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
+from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
 
-# corpus name -> module in this package. Detection tries them in this order.
-LOADER_MODULES: dict[str, str] = {
-    "multiwoz22": "multiwoz.loader22",
-    "sgd": "sgd.loader",
-    "multiwoz21": "multiwoz.loader21",
-    "crosswoz": "crosswoz.loader",
-    "risawoz": "risawoz.loader",
-    "jmultiwoz": "jmultiwoz.loader",
-}
+if TYPE_CHECKING:
+    from dst_eval.metrics.tokenizers import Tokenizer
+
+__all__ = ["CorpusSpec", "applicable", "detect_corpus", "get", "load_gold", "names",
+           "tokenizer"]
+
+
+def get(name: str) -> CorpusSpec:
+    """The spec of corpus ``name``; a usage error naming the known corpora otherwise."""
+    return check(corpus_config(name))
+
+
+WORD_TOKENIZERS = frozenset({"13a", "intl", "none"})
+"""Tokenizers that do not split CJK runs (BLEU would be ~0 on Chinese or Japanese)."""
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
+
+
+def check(spec: CorpusSpec) -> CorpusSpec:
+    """Refuse a spec whose BLEU tokenizer is unknown or cannot segment its language (usage
+    errors; the tokenizer's library is not loaded here)."""
+    from dst_eval.metrics.tokenizers import TokenizerError, get_tokenizer
+
+    try:
+        get_tokenizer(spec.tokenizer)
+    except TokenizerError as exc:
+        raise UsageError(f"configs/{spec.name}.toml: {exc}") from None
+    if spec.language in CJK_LANGUAGES and spec.tokenizer in WORD_TOKENIZERS:
+        raise UsageError(f"configs/{spec.name}.toml: tokenizer {spec.tokenizer!r} does not "
+                         f"split {spec.language} text (BLEU would be ~0)")
+    return spec
+
+
+@cache
+def names() -> tuple[str, ...]:
+    """Known corpus names, in detection order (``detect_order`` of each config)."""
+    specs = sorted((check(s) for s in corpus_specs()), key=lambda s: (s.detect_order, s.name))
+    return tuple(s.name for s in specs)
+
+
+def applicable(profile: str) -> tuple[str, ...]:
+    """The corpora whose config lists ``profile`` among its ``profiles``."""
+    return tuple(name for name in names() if get(name).applies(profile))
+
+
+def tokenizer(name: str) -> Tokenizer:
+    """BLEU tokenizer ``name``, its library loaded; a missing one is a usage error (exit 2)."""
+    from dst_eval.metrics.tokenizers import TokenizerError, get_tokenizer
+
+    try:
+        tok = get_tokenizer(name)
+        tok.signature()  # loads jieba / MeCab: a missing library fails here, before scoring
+    except TokenizerError as exc:
+        raise UsageError(str(exc)) from None
+    return tok
 
 
 def loader_module(corpus: str) -> ModuleType:
-    if corpus not in LOADER_MODULES:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(LOADER_MODULES)}")
+    return get(corpus).loader_module()
+
+
+def _layouts(spec: CorpusSpec, path: Path) -> list[ModuleType]:
+    """Loaders to sniff for ``path``: alternate layouts (single ``.json`` files), then the
+    corpus's own loader."""
+    modules = list(spec.layout_modules()) if path.is_file() and path.suffix == ".json" else []
+    return [*modules, spec.loader_module()]
+
+
+def _sniffs(module: ModuleType, path: Path) -> bool:
     try:
-        return importlib.import_module(f"{__name__}.{LOADER_MODULES[corpus]}")
-    except ModuleNotFoundError as exc:  # a corpus whose loader is not built yet
-        raise UsageError(f"corpus {corpus!r} is not supported by this version") from exc
+        return bool(module.sniff(path))
+    except (OSError, ValueError):
+        return False
 
 
 def detect_corpus(path: str | Path) -> str:
     """Name the corpus whose native format ``path`` is in, or raise UsageError."""
-    path = Path(path)
+    return _detect(Path(path))[0]
+
+
+def _detect(path: Path) -> tuple[str, ModuleType]:
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
-    for corpus in LOADER_MODULES:
+    tried: set[str] = set()
+    for name in names():
         try:
-            module = loader_module(corpus)
-        except UsageError:
+            modules = _layouts(get(name), path)
+        except UsageError:  # a corpus whose code is not built yet
             continue
-        try:
-            if module.sniff(path):
-                return corpus
-        except (OSError, ValueError):
-            continue
+        for module in modules:
+            if module.__name__ not in tried and _sniffs(module, path):
+                return name, module
+            tried.add(module.__name__)
     raise UsageError(
-        f"cannot tell which corpus {path} holds; name it with --corpus "
-        f"({', '.join(LOADER_MODULES)})"
+        f"cannot tell which corpus {path} holds; name it with --corpus ({', '.join(names())})"
     )
 
 
 def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None = None) -> GoldSet:
-    """Load gold data from ``path`` (file, directory or zip), detecting the corpus if not named."""
+    """Load gold data from ``path`` (file, directory or zip), detecting the corpus if not named.
+
+    A named corpus is read by the first of its alternate layouts that recognises ``path``
+    (mwzeval-format states for MultiWOZ), else by its own loader.
+    """
     path = Path(path)
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
-    if corpus in (None, "multiwoz22", "multiwoz21") and _is_mwzeval_states(path):
-        from dst_eval.corpora.multiwoz import mwzeval_states
-
-        return mwzeval_states.load(path, split=split)
-    corpus = corpus or detect_corpus(path)
-    module = loader_module(corpus)
+    if corpus is None:
+        _, module = _detect(path)
+        return module.load(path, split=split)
+    spec = get(corpus)
+    *alternates, own = _layouts(spec, path)
+    module = next((m for m in alternates if _sniffs(m, path)), own)
     return module.load(path, split=split)
-
-
-def _is_mwzeval_states(path: Path) -> bool:
-    """mwzeval-format gold states ``{dialogue_id: [{domain: {slot: value}}]}`` (a JSON file)."""
-    if not path.is_file() or path.suffix != ".json":
-        return False
-    from dst_eval.corpora.multiwoz import mwzeval_states
-
-    try:
-        return bool(mwzeval_states.sniff(path))
-    except (OSError, ValueError):
-        return False

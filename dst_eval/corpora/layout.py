@@ -1,21 +1,111 @@
 """Helpers shared by loaders of JSON / zipped JSON / JSONL corpus layouts (incl. the
 Hugging Face/GEM columnar layouts): file heads for sniffing, safe literal parsing,
-read-only copies, columns to rows, split names.
+read-only copies, columns to rows, split names, and :class:`FileLog`, through which a
+loader reads every gold file so that ``GoldSet.files`` names each file and the SHA-256
+of the bytes it read.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import io
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from dst_eval.errors import GoldDataError
-from dst_eval.jsonio import iter_jsonl, read_json
+from dst_eval.errors import DstEvalError, GoldDataError
+from dst_eval.gold import GoldFile
+from dst_eval.jsonio import parse_json_bytes, read_bytes
 
 HEAD_BYTES = 1 << 16
+ErrorType = type[DstEvalError]
+
+
+class FileLog:
+    """Reads a loader's gold files and records each one it read (``GoldSet.files``).
+
+    Every read goes through :meth:`read_bytes`, which reads the whole file once and records
+    ``GoldFile(path as opened, sha256 of the bytes, size)``; parsing works on those bytes, so
+    what is hashed is exactly what is parsed (a zip is hashed as a whole, its members parsed
+    from memory). A file read twice is recorded once. Sniffing (:func:`read_head`) is not
+    recorded: it decides the format, not the content. Use one log per ``load`` call::
+
+        log = FileLog()
+        data = log.read_records(path)
+        ...
+        return GoldSet(..., files=log.files)
+    """
+
+    def __init__(self, *, error: ErrorType = GoldDataError) -> None:
+        self._error = error
+        self._files: dict[str, GoldFile] = {}
+
+    @property
+    def files(self) -> tuple[GoldFile, ...]:
+        """The files read so far, in reading order."""
+        return tuple(self._files.values())
+
+    def read_bytes(self, path: str | Path) -> bytes:
+        """All bytes of ``path`` (recorded); a missing or unreadable file is ``error``."""
+        data = read_bytes(Path(path), error=self._error)
+        key = str(path)
+        if key not in self._files:
+            self._files[key] = GoldFile(key, hashlib.sha256(data).hexdigest(), len(data))
+        return data
+
+    def open_zip(self, path: str | Path) -> zipfile.ZipFile:
+        """The zip archive at ``path``, read into memory (recorded)."""
+        try:
+            return zipfile.ZipFile(io.BytesIO(self.read_bytes(path)))
+        except zipfile.BadZipFile:
+            raise self._error("not a valid zip file", file=str(path)) from None
+
+    def read_zip_member(self, path: str | Path, archive: zipfile.ZipFile, name: str) -> Any:
+        """Parsed JSON of member ``name`` of ``archive`` (opened by :meth:`open_zip`)."""
+        return parse_json_bytes(archive.read(name), file=f"{path}:{name}", error=self._error)
+
+    def read_json(self, path: str | Path) -> Any:
+        """Parse one JSON file, or the single ``.json`` member of a ``.zip`` (as
+        :func:`dst_eval.jsonio.read_json`)."""
+        path = Path(path)
+        if path.suffix != ".zip":
+            return parse_json_bytes(self.read_bytes(path), file=str(path), error=self._error)
+        with self.open_zip(path) as archive:
+            names = sorted(n for n in archive.namelist()
+                           if n.endswith(".json") and not n.startswith("__MACOSX/"))
+            if len(names) != 1:
+                raise self._error(f"expected one JSON file in the zip, found {len(names)}",
+                                  file=str(path))
+            return self.read_zip_member(path, archive, names[0])
+
+    def read_records(self, path: str | Path) -> Any:
+        """Parsed content of a ``.json``, ``.json.zip`` or ``.jsonl`` file (JSONL -> list,
+        blank lines skipped)."""
+        path = Path(path)
+        if path.suffix != ".jsonl":
+            return self.read_json(path)
+        data = self.read_bytes(path)
+        if not data.strip():
+            raise self._error("file is empty", file=str(path))
+        records = []
+        for lineno, line in enumerate(data.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(parse_json_bytes(line, file=str(path), error=self._error))
+            except DstEvalError as exc:
+                raise self._error(f"line {lineno}: {exc.message}", file=str(path)) from None
+        return records
+
+
+def files_digest(files: Iterable[GoldFile]) -> str:
+    """SHA-256 (hex) over the content digests of ``files``, independent of paths and order:
+    the same bytes give the same digest wherever they live."""
+    joined = "\n".join(sorted(f.sha256 for f in files))
+    return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:
     """The first ``n_bytes`` of a file, or of the first ``.json`` member of a zip, as text."""
@@ -61,13 +151,6 @@ def columns_to_rows(columns: Mapping[str, Any], *, what: str, file: str,
                             file=file, dialogue=dialogue)
     n = lengths.pop() if lengths else 0
     return [{k: v[i] for k, v in columns.items()} for i in range(n)]
-
-
-def read_records(path: Path) -> Any:
-    """Parsed content of a ``.json``, ``.json.zip`` or ``.jsonl`` file (JSONL -> list)."""
-    if path.suffix == ".jsonl":
-        return [record for _, record in iter_jsonl(path)]
-    return read_json(path)
 
 
 def split_from_name(path: Path, known: Iterable[str], aliases: Mapping[str, str]) -> str | None:

@@ -1,9 +1,12 @@
-"""The canonical prediction model produced by the reader (:mod:`dst_eval.reader`).
+"""The canonical prediction model produced by the readers (:mod:`dst_eval.predictions`).
 
 A prediction is one value per slot: ``PredTurn.state`` maps ``"domain-slot"`` to a
-single string. Anything the reader had to change or could not take (non-string
-values, hedged values such as ``north|centre``, unknown slots) is recorded as an
-:class:`Issue` so alignment can report it; nothing is dropped silently.
+single string, exactly as the file wrote it (``""``, ``" "``, ``none`` and
+``not mentioned`` included: what a value means -- e.g. that it leaves the slot unset --
+is decided by the scoring profile, :mod:`dst_eval.normalize`). Anything the reader had
+to convert or could not take (non-string values, hedged values such as
+``north|centre``, a slot given twice) is recorded as an :class:`Issue` so alignment can
+report it; nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ class PredTurn:
     frames: tuple[PredFrame, ...] | None = None
     raw_state: Mapping | None = None
     """The state as the file gave it (before canonicalisation), for diagnostics."""
+    duplicates: Mapping[str, tuple[str, ...]] | None = None
+    """Slots the file gave more than once (two spellings of one slot, e.g. ``price range``
+    and ``pricerange``): ``{key: (later values, in file order)}``; ``state`` holds the
+    first. A profile that reads the first as unset scores the next one it does not
+    (:meth:`dst_eval.normalize.Unset.items`). None when no slot was repeated."""
 
 
 @dataclass(frozen=True, slots=True)

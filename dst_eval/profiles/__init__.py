@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from dst_eval import corpora
 from dst_eval.errors import UsageError
 from dst_eval.options import EvalOptions
 from dst_eval.result import Result
@@ -24,15 +25,16 @@ ProfileFn = Callable[..., Result]
 """``score(alignment, options, result=None) -> Result``: fills ``result`` (a fresh one
 when None) and returns it."""
 
-# name -> (module, function, corpora it applies to; empty = all)
-PROFILES: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "strict": ("strict", "score", ()),
-    "sgd-official": ("sgd_official", "score", ("sgd", "multiwoz22")),
-    "sgd-official-multiwoz": ("sgd_official", "score_multiwoz", ("sgd", "multiwoz22")),
-    "mwzeval": ("mwzeval", "score", ("multiwoz22", "multiwoz21")),
-    "convlab": ("convlab", "score", ("multiwoz21", "multiwoz22", "sgd", "crosswoz")),
-    "trade": ("trade", "score", ("crosswoz", "multiwoz21", "multiwoz22")),
-    "official": ("jmultiwoz_official", "score", ("jmultiwoz",)),
+# name -> (module, function); the corpora a profile applies to are those whose
+# configs/<corpus>.toml lists it under `profiles` (dst_eval.corpora.applicable).
+PROFILES: dict[str, tuple[str, str]] = {
+    "strict": ("strict", "score"),
+    "sgd-official": ("sgd_official", "score"),
+    "sgd-official-multiwoz": ("sgd_official", "score_multiwoz"),
+    "mwzeval": ("mwzeval", "score"),
+    "convlab": ("convlab", "score"),
+    "trade": ("trade", "score"),
+    "official": ("jmultiwoz_official", "score"),
 }
 
 
@@ -50,11 +52,11 @@ def breakdowns_of(profile: str) -> tuple[str, ...]:
 def get_profile(name: str, corpus: str) -> ProfileFn:
     if name not in PROFILES:
         raise UsageError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}")
-    module_name, fn_name, corpora = PROFILES[name]
-    if corpora and corpus not in corpora:
+    module_name, fn_name = PROFILES[name]
+    if not corpora.get(corpus).applies(name):
         raise UsageError(
             f"profile {name!r} does not apply to corpus {corpus!r} "
-            f"(it applies to {', '.join(corpora)})"
+            f"(it applies to {', '.join(corpora.applicable(name))})"
         )
     try:
         module = importlib.import_module(f"{__name__}.{module_name}")

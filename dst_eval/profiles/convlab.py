@@ -4,6 +4,10 @@
   slot of the corpus slot list; SGD: the slots of the dialogue's services); predictions
   for any other slot are ignored (ConvLab/ConvLab-3#132);
 * values: all whitespace deleted and lower-cased (``despace+lower``) on both sides;
+  a predicted value that is ``""`` or whitespace only is no prediction (the anchor's
+  ``len(predict_values) == 0`` after deleting whitespace; :class:`Unset` ``blank``), and
+  every other value is one: ``none`` and ``not mentioned`` are false positives, as in
+  ConvLab-3;
 * gold variants and predictions are split on ``|``; a slot is a true positive when any
   predicted piece is a gold piece (so a hedged ``north|centre|south`` scores as correct:
   a defect this profile reproduces and the strict profile does not);
@@ -16,16 +20,19 @@ The gold always comes from the trusted gold data, never from the submission.
 
 from __future__ import annotations
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
-from dst_eval.normalize import Normalizer
+from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.profiles.strict import scored_pairs
 from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
+UNSET = Unset("blank")
+"""No prediction: a value that deleting all whitespace leaves empty (the anchor's rule)."""
 
 
 def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
@@ -33,7 +40,7 @@ def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
 
 
 def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> frozenset[str]:
-    if gold_set.corpus == "sgd":
+    if corpora.get(gold_set.corpus).slot_universe == "dialogue-services":
         return frozenset(k for k in gold_set.slots if k.partition("-")[0] in services)
     return frozenset(gold_set.slots) | frozenset(turn.state)
 
@@ -51,10 +58,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
             if pieces:
                 gold[key] = pieces
         predicted = {}
-        for key, value in ((pred.state or {}) if pred else {}).items():
-            value = norm(key, value)
-            if key in universe and value:
-                predicted[key] = value
+        for key, value in UNSET.items(pred.state, pred.duplicates) if pred else ():
+            if key in universe:
+                predicted[key] = norm(key, value)
         gold_states.append(gold)
         pred_states.append(predicted)
         ids.append(turn.dialogue_id)

@@ -13,6 +13,10 @@ on ``", "`` into a set S (an empty state gives ``{""}``):
   sacrebleu ``ja-mecab`` (MeCab + IPAdic), effective order, exp smoothing, 0-100.
 
 No normalisation: values are compared raw (the config's ``nfkc`` is the strict profile's).
+Only an empty value is no value (``state_dict2str`` skips falsy values; :class:`Unset`
+``empty``): a whitespace-only value such as ``" "`` or ``"\t"`` is a state item
+(``"restaurant area  "``), and so are ``none`` and ``not mentioned`` -- false positives,
+as in the official script.
 Both DST numbers come from the metrics core run on the string sets. The official script
 inner-joins predictions with the reference, so missing turns silently disappear; here
 they are reported by the alignment and, with ``missing="wrong"`` (default), scored as
@@ -30,13 +34,15 @@ from dst_eval.metrics.bleu import bleu_signature, mean_sentence_bleu
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
-from dst_eval.normalize import Normalizer
+from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.profiles.strict import scored_pairs
 from dst_eval.result import Result
 
 BOOK_PREFIX = "book_"
 BLEU_TOKENIZER = "ja-mecab-ipadic"
+UNSET = Unset("empty")
+"""``state_dict2str``'s ``if not value: continue``: only ``""`` (and null) is no value."""
 OFFICIAL_NAMES = {"joint_goal_accuracy": "joint_goal_accuracy",
                   "slot_f1_turn_macro": "slot_f1", "bleu_sentence_mean": "response_bleu"}
 
@@ -75,8 +81,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     turns = [g for g, _ in pairs]
     ids = [t.dialogue_id for t in turns]
     gold = [state_items({k: v[0] for k, v in t.state.items() if v}, order) for t in turns]
-    pred = [state_items(dict(p.state) if p is not None and p.state else {}, order)
-            for _, p in pairs]
+    pred = [state_items(dict(UNSET.items(p.state, p.duplicates)) if p is not None else {},
+                        order) for _, p in pairs]
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
                        dialogue_ids=ids, fga_lambdas=())
     metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]

@@ -61,11 +61,12 @@ from dst_eval.corpora.multiwoz.mwzeval_rules import (
     rules_version,
 )
 from dst_eval.errors import UsageError
-from dst_eval.gold import GoldTurn, split_slot_key
+from dst_eval.gold import GoldTurn
 from dst_eval.metrics.fuzzy import partial_ratio
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
 from dst_eval.result import Result
+from dst_eval.slotkeys import split_slot_key
 
 DONTCARE = "dontcare"
 MATCH_THRESHOLD = 95

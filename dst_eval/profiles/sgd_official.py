@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.loader import flat_slot_key
 from dst_eval.errors import UsageError
@@ -137,7 +138,7 @@ def _hyp_frame(frames: tuple[PredFrame, ...], service: str) -> PredFrame | None:
 def _seen_services(gold: GoldSet, notes: list[str]) -> frozenset[str] | None:
     if gold.seen_services is not None:
         return gold.seen_services
-    if gold.corpus == "multiwoz22":
+    if corpora.get(gold.corpus).seen_services == "all":
         notes.append("MultiWOZ 2.2: every service counts as seen (its schema is the "
                      "training schema, as in the SGD-scorer recipe)")
         return frozenset(gold.schema)

@@ -2,6 +2,11 @@
 
 * values normalised by the corpus's documented policy (``configs/<corpus>.toml``,
   overridable), on gold variants and predictions alike — nothing else;
+* a predicted value leaves its slot unset when it is ``""`` or whitespace only, or, for
+  a corpus whose config lists unset words (``[values] unset``; MultiWOZ: ``none`` and
+  ``not mentioned``, any case, surrounding whitespace ignored), one of those words
+  (:class:`~dst_eval.normalize.Unset` ``blank+words``, applied to the value as written,
+  before normalisation); a slot given twice takes its first value that is set;
 * a prediction is correct when it equals any gold variant; a prediction is one value;
 * ``dontcare`` is a value like any other (``--dontcare ignore`` removes it on both sides);
 * every gold turn counts: a missing dialogue or turn is an empty prediction, and is
@@ -12,17 +17,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
+from dst_eval.errors import UsageError
 from dst_eval.gold import GoldTurn
 from dst_eval.metrics import dst_metrics, error_counts, turn_table
 from dst_eval.metrics.base import TurnTable
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.state_compare import SlotOutcome
-from dst_eval.normalize import Normalizer
+from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
 from dst_eval.result import Result
@@ -31,11 +39,22 @@ DONTCARE = "dontcare"
 GROUP_METRIC_NAMES = ("joint_goal_accuracy", "slot_f1", "average_goal_accuracy",
                       "relative_slot_accuracy")
 DEPTH_CAP = 10  # turn depths >= 10 share one bucket
+UNSET_RULES = "blank+words"
+"""The strict profile's unset values: empty, whitespace-only, the corpus's unset words."""
 
 
 def normalizer_for(corpus: str, options: EvalOptions) -> Normalizer:
     config = corpus_config(corpus)
     return Normalizer(options.normalisation or config.normalisation, config.multi_value_slots)
+
+
+@cache
+def unset_for(corpus: str) -> Unset:
+    """The strict profile's :class:`Unset` for ``corpus`` (words: ``[values] unset``)."""
+    words = corpus_config(corpus).raw.get("values", {}).get("unset", [])
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise UsageError(f"configs/{corpus}.toml: [values] unset must be a list of strings")
+    return Unset(UNSET_RULES, words)
 
 
 def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tuple[str, ...]]:
@@ -45,10 +64,16 @@ def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tup
     return state
 
 
-def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str) -> dict[str, str]:
+def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str,
+               unset: Unset) -> dict[str, str]:
+    """The set slots of a predicted turn (``unset`` values left out), normalised."""
     if pred is None or not pred.state:
         return {}
-    state = {k: norm(k, v) for k, v in pred.state.items()}
+    if pred.duplicates:
+        state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
+    else:
+        unset_value = unset.test
+        state = {k: norm(k, v) for k, v in pred.state.items() if not unset_value(v)}
     if dontcare == "ignore":
         state = {k: v for k, v in state.items() if v != DONTCARE}
     return state
@@ -62,10 +87,9 @@ def scored_pairs(alignment: Alignment, options: EvalOptions
 
 
 def domain_of(corpus: str) -> Callable[[str], str]:
-    """Slot key -> domain (SGD: the service name before ``_``, ``Hotels_2`` -> ``Hotels``)."""
-    if corpus == "sgd":
-        return lambda key: key.partition("-")[0].split("_")[0]
-    return lambda key: key.partition("-")[0]
+    """Slot key -> domain, as the corpus config's ``slot_domain`` says (SGD: the service
+    name before ``_``, ``Hotels_2`` -> ``Hotels``)."""
+    return corpora.get(corpus).domain_of
 
 
 def _restricted_scores(gold: list[dict], pred: list[dict], keep: Callable[[str], bool],
@@ -132,7 +156,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     pairs = scored_pairs(alignment, options)
     turns = [g for g, _ in pairs]
     gold = [gold_state(g, norm, options.dontcare) for g, _ in pairs]
-    pred = [pred_state(p, norm, options.dontcare) for _, p in pairs]
+    unset = unset_for(corpus)
+    pred = [pred_state(p, norm, options.dontcare, unset) for _, p in pairs]
     preds = [p for _, p in pairs]
     # scored only when the gold annotates them and the predictions carry them
     with_requested = (any(t.requested_slots for t in turns)

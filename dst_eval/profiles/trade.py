@@ -11,8 +11,11 @@ SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per fill
 Values are compared exactly as given (TRADE's own pipeline segments values with jieba
 on both sides before this comparison; here the submitted values are the strings). The
 gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``), its
-first variant when a corpus gives several. A value ``none`` is no value (TRADE drops it
-on both sides). Missing turns: ``missing="wrong"`` scores them as empty predictions,
+first variant when a corpus gives several. A value exactly ``none`` is no value (TRADE's
+decoder drops ``st == "none"``, and its gold has none), nor is ``""`` (:class:`Unset`
+``empty+none``); every other string is a ``domain-slot-value`` item compared exactly --
+a whitespace-only value, ``None`` or ``not mentioned`` is a false positive, as it would
+be for TRADE. Missing turns: ``missing="wrong"`` scores them as empty predictions,
 ``"skip"`` leaves them out. Joint Acc and Joint F1 are computed by the metrics core on
 the string sets (``turn_table``), Turn Acc by :class:`TradeSlotAccuracy`.
 """
@@ -30,7 +33,7 @@ from dst_eval.metrics import turn_table
 from dst_eval.metrics.joint_goal_accuracy import JointGoalAccuracy
 from dst_eval.metrics.slot_f1 import SlotF1PerTurnMacro
 from dst_eval.metrics.trade_slot_accuracy import TradeSlotAccuracy, trade_slot_errors
-from dst_eval.normalize import Normalizer
+from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
 from dst_eval.profiles.strict import scored_pairs
@@ -38,6 +41,8 @@ from dst_eval.result import Result
 
 NONE_VALUE = "none"
 DONTCARE = "dontcare"
+UNSET = Unset("empty+none")
+"""TRADE's predictions leave out exactly ``none``; an empty string is no value either."""
 OFFICIAL_NAMES = {"joint_goal_accuracy": "Joint Acc", "trade_slot_accuracy": "Turn Acc",
                   "slot_f1_turn_macro": "Joint F1"}
 
@@ -55,7 +60,7 @@ def _gold_items(turn: GoldTurn, dontcare: str) -> set[str]:
 def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
     if pred is None or not pred.state:
         return set()
-    return state_items(pred.state, dontcare=dontcare)
+    return state_items(dict(UNSET.items(pred.state, pred.duplicates)), dontcare=dontcare)
 
 
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:

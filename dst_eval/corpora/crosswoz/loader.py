@@ -29,7 +29,7 @@ answers it:
 * ``"acts"`` -- its ``dialog_act`` as a tuple of ``(intent, domain, slot, value)`` string
   tuples, in corpus order (acts with fewer than 3 parts are dropped, a missing value is
   ``""``, non-string parts become ``str(part)``); used by the entity inform rate of
-  :mod:`dst_eval.responses.crosswoz`.
+  :mod:`dst_eval.corpora.crosswoz.responses`.
 ``GoldDialogue.meta["type"]`` is the goal type code (S, M, M+T, CM, CM+T).
 """
 
@@ -43,10 +43,10 @@ from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import (
+    FileLog,
     columns_to_rows,
     parse_literal,
     read_head,
-    read_records,
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
@@ -118,7 +118,8 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
 
 def _load_file(file_path: Path, split: str | None) -> GoldSet:
     source = str(file_path)
-    data = read_records(file_path)
+    log = FileLog()
+    data = log.read_records(file_path)
     records = list(_iter_records(data, source))
     if not records:
         raise GoldDataError("no CrossWOZ dialogues found", file=source)
@@ -139,6 +140,7 @@ def _load_file(file_path: Path, split: str | None) -> GoldSet:
         source=source,
         slots=config.slots,
         categorical_slots=config.categorical_slots,
+        files=log.files,
     )
 
 
@@ -199,16 +201,11 @@ def _maybe_literal(value: Any, *, what: str, source: str, dialogue_id: str, turn
     return value
 
 
-DomainCache = dict[str, tuple[Mapping, list[tuple[str, tuple[str, ...]]]]]
-
-
-def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str, turn: int,
-               cache: DomainCache | None = None) -> dict[str, tuple[str, ...]]:
+def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str,
+               turn: int) -> dict[str, tuple[str, ...]]:
     """``sys_state_init`` -> ``{"domain-slot": (value,)}``.
 
-    ``selectedResults`` and empty values are dropped, values stripped. ``cache`` (one per
-    dialogue) reuses a domain's items when its raw dict equals the previous turn's, which
-    holds for 84 % of the domain states of CrossWOZ test (a C-level dict comparison).
+    ``selectedResults`` and empty values are dropped, values stripped.
     """
     state_in = _maybe_literal(sys_state_init, what="sys_state_init", source=source,
                               dialogue_id=dialogue_id, turn=turn)
@@ -224,15 +221,8 @@ def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str, turn: int,
             if not isinstance(slots, Mapping):
                 raise GoldDataError(f"sys_state_init[{domain!r}] is not an object", file=source,
                                     dialogue=dialogue_id, turn=turn)
-        cached = cache.get(domain) if cache is not None else None
-        if cached is not None and cached[0] == slots:
-            items = cached[1]
-        else:
-            items = _domain_items(domain, slots, source=source, dialogue_id=dialogue_id,
-                                  turn=turn)
-            if cache is not None:
-                cache[domain] = (slots, items)
-        state.update(items)
+        state.update(_domain_items(domain, slots, source=source, dialogue_id=dialogue_id,
+                                   turn=turn))
     return state
 
 
@@ -276,7 +266,6 @@ def _system_annotations(reply: Mapping, *, source: str, dialogue_id: str,
 def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> GoldDialogue:
     messages = _messages(record, dialogue_id=dialogue_id, source=source)
     turns: list[GoldTurn] = []
-    cache: DomainCache = {}
     for index, message in enumerate(messages):
         if message["role"] != "usr":
             continue
@@ -286,7 +275,7 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
                                 dialogue=dialogue_id, turn=index)
         reply = messages[index + 1]
         state = gold_state(reply.get("sys_state_init"), source=source, dialogue_id=dialogue_id,
-                           turn=index, cache=cache)
+                           turn=index)
         acts = _acts(message, source=source, dialogue_id=dialogue_id, turn=index)
         requested = frozenset(f"{a[1]}-{a[2]}" for a in acts if a[0] == "Request")
         domains = list(dict.fromkeys(str(a[1]) for a in acts if a[0] != "General"))

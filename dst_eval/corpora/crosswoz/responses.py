@@ -3,8 +3,8 @@
 CrossWOZ has no official context-to-response scorer (SCORERS.md §4: its NLG scripts map
 acts to text with act-grouped references, and no static Inform/Success exists). Reported:
 
-* ``bleu`` -- sacrebleu corpus BLEU with the ``zh`` tokenizer (one token per CJK character),
-  0-100: the default for Chinese (§9);
+* ``bleu`` -- sacrebleu corpus BLEU with the corpus config's ``tokenizer`` (``zh``: one token
+  per CJK character), 0-100: the default for Chinese (§9);
 * ``bleu_jieba`` -- corpus BLEU on ``jieba.lcut`` words (HMM on, whitespace tokens dropped),
   both sides, the ConvLab-2 CrossWOZ NLG tokenisation; labelled ``tok:jieba-<version>``;
 * ``entity_inform_rate`` (GEM card: "how many entities in the gold response appear in the
@@ -18,12 +18,12 @@ response); distinct values per turn. norm = NFKC, whitespace removed, lower-case
 response too; an entity is found when norm(v) is a substring of it. Rate = Σ found / Σ
 entities over the scored turns (on the CrossWOZ test split 6,493 of the 6,742 act values
 occur in their gold response). The acts are ``GoldTurn.system_annotations["acts"]``, filled
-by :mod:`dst_eval.loaders.crosswoz` (original and GEM layouts); when a scored gold turn has
+by :mod:`dst_eval.corpora.crosswoz.loader` (original and GEM layouts); when a scored gold turn has
 none (gold built in memory without them) the rate is n/a.
 
 Inform/Success and the combined score are n/a: CrossWOZ defines no context-to-response
 Inform/Success (ConvLab/ConvLab-3#15). Missing and bad responses: see
-:mod:`dst_eval.responses.sgd`.
+:mod:`dst_eval.corpora.sgd.responses`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.responses import (
     PrefixedBleuMetric,
@@ -48,14 +49,13 @@ from dst_eval.metrics.entity_inform import (
     entity_inform_counts,
     reference_entities,
 )
-from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer
 from dst_eval.options import EvalOptions
 from dst_eval.responses import ResponseResources
 from dst_eval.result import Result
 
-BLEU_VARIANTS = {"bleu": "zh", "bleu_jieba": "jieba"}
-"""Score name -> tokenizer (both sides)."""
+BLEU_VARIANTS: dict[str, str | None] = {"bleu": None, "bleu_jieba": "jieba"}
+"""Score name -> tokenizer (both sides); None: the corpus config's ``tokenizer``."""
 ENTITY_ACTS = frozenset({"Inform", "Recommend"})
 NOT_ENTITIES = frozenset({"", "none", "是", "否", "有", "无"})
 ENTITY_NORMALISATION = "nfkc+despace+lower"
@@ -104,14 +104,16 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     metrics = []
     signature_fields = {"bleu": "corpus"}
     notes = []
-    for name, tokenizer in BLEU_VARIANTS.items():
+    for name, variant in BLEU_VARIANTS.items():
+        tokenizer = variant or corpora.get(alignment.gold.corpus).tokenizer
+        signature = corpora.tokenizer(tokenizer).signature()  # a missing library: exit 2
         stats = segment_statistics(hyps, refs, tokenize=tokenizer)
         prefix = "" if name == "bleu" else f"{name}:"
         scores[name] = corpus_bleu_from_stats(stats)
         columns |= bleu_columns(stats, ids, prefix)
         metrics.append(PrefixedBleuMetric(name=name, prefix=prefix))
         key = "tok" if name == "bleu" else f"tok-{name.removeprefix('bleu_')}"
-        signature_fields[key] = get_tokenizer(tokenizer).signature()
+        signature_fields[key] = signature
         notes.append(bleu_note(name, stats))
 
     counts = dict(collected.counts)

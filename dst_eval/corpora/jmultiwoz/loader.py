@@ -38,16 +38,15 @@ from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import (
+    FileLog,
     columns_to_rows,
     deep_freeze,
     parse_literal,
     read_head,
-    read_records,
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
-from dst_eval.jsonio import parse_json_bytes, read_json
 
 CORPUS = "jmultiwoz"
 SPLITS = ("train", "dev", "test")
@@ -68,7 +67,11 @@ def _release_dir(path: Path) -> Path | None:
 def _zip_members(path: Path) -> dict[str, str]:
     """``{"dialogues.json": member name, "split_list.json": ...}`` of a release zip."""
     with zipfile.ZipFile(path) as archive:
-        names = [n for n in archive.namelist() if not n.startswith("__MACOSX/")]
+        return _member_names(archive)
+
+
+def _member_names(archive: zipfile.ZipFile) -> dict[str, str]:
+    names = [n for n in archive.namelist() if not n.startswith("__MACOSX/")]
     wanted = ("dialogues.json", "split_list.json")
     return {w: n for w in wanted for n in names if n.rsplit("/", 1)[-1] == w}
 
@@ -94,28 +97,28 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _read_release(path: Path) -> tuple[Any, Any, str]:
+def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str]:
     """``(dialogues, split_list or None, source)`` from whatever ``path`` is."""
     if path.is_dir():
         folder = _release_dir(path)
         if folder is None:
             raise GoldDataError("no dialogues.json in this directory (JMultiWOZ)", file=str(path))
         split_file = folder / "split_list.json"
-        split_list = read_json(split_file) if split_file.is_file() else None
-        return read_json(folder / "dialogues.json"), split_list, str(folder / "dialogues.json")
+        split_list = log.read_json(split_file) if split_file.is_file() else None
+        return (log.read_json(folder / "dialogues.json"), split_list,
+                str(folder / "dialogues.json"))
     if path.suffix == ".zip":
-        members = _zip_members(path)
-        if "dialogues.json" in members:
-            with zipfile.ZipFile(path) as archive:
+        with log.open_zip(path) as archive:
+            members = _member_names(archive)
+            if "dialogues.json" in members:
                 def member(name: str) -> Any:
-                    return parse_json_bytes(archive.read(members[name]),
-                                            file=f"{path}:{members[name]}")
+                    return log.read_zip_member(path, archive, members[name])
                 split_list = member("split_list.json") if "split_list.json" in members else None
                 return member("dialogues.json"), split_list, f"{path}:{members['dialogues.json']}"
     split_file = path.parent / "split_list.json"
-    split_list = read_json(split_file) if path.name == "dialogues.json" and \
+    split_list = log.read_json(split_file) if path.name == "dialogues.json" and \
         split_file.is_file() else None
-    return read_records(path), split_list, str(path)
+    return log.read_records(path), split_list, str(path)
 
 
 # ---------------------------------------------------------------- loading
@@ -124,7 +127,8 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if split is not None:
         split = SPLIT_ALIASES.get(split.lower(), split.lower())
-    data, split_list, source = _read_release(path)
+    log = FileLog()
+    data, split_list, source = _read_release(path, log)
     records = dict(_iter_records(data, source))
     if split_list is not None:
         split = split or "test"
@@ -151,6 +155,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         source=str(path),
         slots=config.slots,
         categorical_slots=config.categorical_slots,
+        files=log.files,
     )
 
 

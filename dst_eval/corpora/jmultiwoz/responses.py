@@ -10,17 +10,19 @@ SCORERS.md §6 and §9. Reference of gold turn i = the SYSTEM utterance of that 
 * ``bleu_corpus`` -- sacrebleu corpus BLEU on the same MeCab/IPAdic tokens (``eff:no``),
   0-100. Named differently on purpose: the two aggregates are not comparable.
 
-Both carry ``tok:ja-mecab-<MeCab version>-IPA``. The official script inner-joins predictions
+Both use the corpus config's ``tokenizer`` (``ja-mecab-ipadic``, the official script's) and
+carry ``tok:ja-mecab-<MeCab version>-IPA``. The official script inner-joins predictions
 with the reference (missing turns silently dropped): ``missing="skip"`` reproduces that,
 ``"wrong"`` (default) scores them as empty responses. JMultiWOZ's official evaluation has
 no Inform/Success, so ``inform``, ``success`` and ``combined`` are n/a. Bad responses: see
-:mod:`dst_eval.responses.sgd`.
+:mod:`dst_eval.corpora.sgd.responses`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.responses import (
     PrefixedBleuMetric,
@@ -36,9 +38,7 @@ from dst_eval.metrics.bleu import (
     segment_statistics,
     sentence_bleu_from_stats,
 )
-from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.jmultiwoz_official import BLEU_TOKENIZER
 from dst_eval.responses import ResponseResources
 from dst_eval.result import Result
 
@@ -57,13 +57,13 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                                    if collected.turns else "no gold turn is scored", result,
                                    not_applicable=not_applicable)
     ids = collected.dialogue_ids
-    stats = segment_statistics(collected.hypotheses, collected.references,
-                               tokenize=BLEU_TOKENIZER)
+    tokenize = corpora.get(alignment.gold.corpus).tokenizer
+    tokenizer = corpora.tokenizer(tokenize).signature()  # a missing library: exit 2
+    stats = segment_statistics(collected.hypotheses, collected.references, tokenize=tokenize)
     sentence = sentence_bleu_from_stats(stats)
     columns = bleu_columns(stats, ids, "")
     columns["sentence_bleu"] = sentence
     columns["segments"] = np.ones(len(sentence))
-    tokenizer = get_tokenizer(BLEU_TOKENIZER).signature()
     return (result or Result()).add(
         scores={"bleu_sentence_mean": float(sentence.mean()),
                 "bleu_corpus": corpus_bleu_from_stats(stats)},

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from dst_eval.corpora.layout import FileLog
 from dst_eval.errors import GoldDataError
-from dst_eval.jsonio import read_json
+from dst_eval.gold import GoldFile
 from dst_eval.metrics.risawoz_success import Cell
 from dst_eval.normalize import Normalizer
 
@@ -103,8 +103,11 @@ class RisawozDatabase:
     """The twelve domain tables, normalised; implements
     :class:`~dst_eval.metrics.risawoz_success.EntityDatabase`."""
 
-    def __init__(self, tables: Mapping[str, Sequence[Mapping[str, Any]]], source: str = "") -> None:
+    def __init__(self, tables: Mapping[str, Sequence[Mapping[str, Any]]], source: str = "",
+                 files: tuple[GoldFile, ...] = ()) -> None:
         self.source = source
+        self.files = files
+        """The database files read (path, SHA-256, size), as ``GoldSet.files``."""
         self._rows: dict[str, tuple[Mapping[str, Cell], ...]] = {}
         self._by_entity: dict[str, dict[str, tuple[Mapping[str, Cell], ...]]] = {}
         self._keys: dict[str, Mapping[str, str]] = {}
@@ -128,15 +131,16 @@ class RisawozDatabase:
     def load(cls, directory: Path) -> RisawozDatabase:
         """Read every ``*_db.json`` of :data:`DOMAIN_FILES` from ``directory``."""
         tables = {}
+        log = FileLog()
         for domain, name in DOMAIN_FILES.items():
             path = Path(directory) / name
             if not path.is_file():
                 raise GoldDataError(f"RiSAWOZ database file {name} is missing", file=str(path))
-            rows = read_json(path, error=GoldDataError)
+            rows = log.read_json(path)
             if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
                 raise GoldDataError("expected a JSON list of row objects", file=str(path))
             tables[domain] = rows
-        return cls(tables, source=str(directory))
+        return cls(tables, source=str(directory), files=log.files)
 
     # ---- lookups
     @property
@@ -188,12 +192,7 @@ class RisawozDatabase:
         return rows
 
 
-@lru_cache(maxsize=4)
-def _cached(directory: str, mtime: float) -> RisawozDatabase:
-    return RisawozDatabase.load(Path(directory))
-
-
 def load_database(directory: Path) -> RisawozDatabase:
-    """:meth:`RisawozDatabase.load`, cached per directory (and modification time)."""
-    directory = Path(directory).resolve()
-    return _cached(str(directory), (directory / DOMAIN_FILES["酒店"]).stat().st_mtime)
+    """:meth:`RisawozDatabase.load` (read afresh on every call: no cache can serve a stale
+    database; loading takes ≈0.6 s)."""
+    return RisawozDatabase.load(Path(directory))

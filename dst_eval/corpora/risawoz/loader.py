@@ -23,7 +23,7 @@ that file is next to the data (or one directory up).
 
 * ``"segmented_response"`` -- the turn's ``segmented_system_utterance`` string as given (the
   corpus's own word segmentation of ``system_utterance``, tokens separated by spaces); used
-  as the reference of the ``bleu_segmented`` variant of :mod:`dst_eval.responses.risawoz`.
+  as the reference of the ``bleu_segmented`` variant of :mod:`dst_eval.corpora.risawoz.responses`.
   Absent when the field is missing or not a string.
 """
 
@@ -36,10 +36,9 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import columns_to_rows, parse_literal, read_head, read_records
+from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
-from dst_eval.jsonio import read_json
 
 CORPUS = "risawoz"
 SPLIT_ID_FILE = "dataset_split_ids_dict.json"
@@ -89,13 +88,13 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _split_ids(path: Path, split: str) -> set[str]:
+def _split_ids(path: Path, split: str, log: FileLog) -> set[str]:
     key = SPLIT_KEYS.get(split, split)
     base = path if path.is_dir() else path.parent
     for folder in (base, base.parent):
         id_file = folder / SPLIT_ID_FILE
         if id_file.is_file():
-            table = read_json(id_file)
+            table = log.read_json(id_file)
             if not isinstance(table, Mapping) or key not in table:
                 known = ", ".join(SPLIT_KEYS)
                 raise UsageError(f"unknown RiSAWOZ split {split!r} (known: {known})")
@@ -121,9 +120,10 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         raise GoldDataError("no RiSAWOZ dialogue file in this directory", file=str(path))
     dialogues: dict[str, GoldDialogue] = {}
     raw_by_id: dict[str, Any] = {}
+    log = FileLog()
     for file_path in files:
         source = str(file_path)
-        for dialogue_id, record in _iter_records(read_records(file_path), source):
+        for dialogue_id, record in _iter_records(log.read_records(file_path), source):
             if dialogue_id in raw_by_id:
                 if raw_by_id[dialogue_id] == record:
                     continue  # the same dialogue in two files
@@ -132,7 +132,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
             raw_by_id[dialogue_id] = record
             dialogues[dialogue_id] = _dialogue(dialogue_id, record, source=source)
     if split is not None:
-        wanted = _split_ids(path, split)
+        wanted = _split_ids(path, split, log)
         dialogues = {k: v for k, v in dialogues.items() if k in wanted}
         if not dialogues:
             raise GoldDataError(f"none of the dialogues belongs to the {split} split",
@@ -147,6 +147,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         source=str(path),
         slots=config.slots,
         categorical_slots=config.categorical_slots,
+        files=log.files,
     )
 
 

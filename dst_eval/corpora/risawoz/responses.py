@@ -28,12 +28,13 @@ not scored. ``groups["domain:<d>"]`` holds per-domain rates.
 
 BLEU (0-100, corpus, SCORERS.md §5, both reported and labelled):
 
-* ``bleu`` -- variant (b): sacrebleu ``zh`` on both sides (``tok:zh``);
+* ``bleu`` -- variant (b): the corpus config's ``tokenizer`` (sacrebleu ``zh``) on both sides
+  (``tok:zh``);
 * ``bleu_segmented`` -- variant (a): references = the corpus's own word segmentation
   (``segmented_system_utterance``, tokens as given), hypotheses = ``jieba.lcut`` words
   (``tok:jieba-<version>|reftok:none``). The segmentation is
   ``GoldTurn.system_annotations["segmented_response"]``, filled by
-  :mod:`dst_eval.loaders.risawoz`; when a scored gold turn has none the variant is n/a.
+  :mod:`dst_eval.corpora.risawoz.loader`; when a scored gold turn has none the variant is n/a.
   (On the released sample, jieba reproduces the provided segmentation of all 659 system
   utterances.)
 
@@ -49,6 +50,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.risawoz.database import (
     ALGORITHM_VERSION,
@@ -74,7 +76,6 @@ from dst_eval.gold import GoldDialogue, GoldSet
 from dst_eval.metrics.base import Metric, ratio
 from dst_eval.metrics.bleu import corpus_bleu_from_stats, segment_statistics
 from dst_eval.metrics.risawoz_success import DialogueOutcome, DomainGoal, dialogue_inform_success
-from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.options import EvalOptions
 from dst_eval.responses import ResponseResources
 from dst_eval.result import Result
@@ -82,8 +83,11 @@ from dst_eval.result import Result
 GENERAL_DOMAIN = "通用"
 SEGMENTED_KEY = "segmented_response"
 """``GoldTurn.system_annotations`` key of the corpus's segmented system utterance."""
-BLEU_VARIANTS = {"bleu": ("zh", None, ""), "bleu_segmented": ("jieba", "none", "seg:")}
-"""Score name -> (hypothesis tokenizer, reference tokenizer, column prefix)."""
+BLEU_VARIANTS: dict[str, tuple[str | None, str | None, str]] = {
+    "bleu": (None, None, ""), "bleu_segmented": ("jieba", "none", "seg:")}
+"""Score name -> (hypothesis tokenizer, reference tokenizer, column prefix); a None hypothesis
+tokenizer is the corpus config's ``tokenizer``, a None reference tokenizer the same as the
+hypotheses' (references = the gold responses; otherwise the provided segmentation)."""
 
 
 class CombinedMetric(Metric):
@@ -241,7 +245,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     bleu_metrics: dict[str, PrefixedBleuMetric] = {}
     signature_fields = {"bleu": "corpus"}
     notes: list[str] = []
-    for name, (tokenizer, ref_tokenizer, prefix) in BLEU_VARIANTS.items():
+    for name, (variant, ref_tokenizer, prefix) in BLEU_VARIANTS.items():
+        tokenizer = variant or corpora.get(alignment.gold.corpus).tokenizer
+        signature = corpora.tokenizer(tokenizer).signature()  # a missing library: exit 2
         if ref_tokenizer is None:
             refs, reason = collected.references, ""
         else:
@@ -255,9 +261,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         bleu_metrics[name] = PrefixedBleuMetric(name=name, prefix=prefix)
         notes.append(bleu_note(name, stats))
         if name == "bleu":
-            signature_fields["tok"] = get_tokenizer(tokenizer).signature()
+            signature_fields["tok"] = signature
         else:
-            signature_fields["tok-segmented"] = get_tokenizer(tokenizer).signature()
+            signature_fields["tok-segmented"] = signature
             signature_fields["reftok-segmented"] = "provided"
     metrics: list[Metric] = list(bleu_metrics.values())
     counts = dict(collected.counts)

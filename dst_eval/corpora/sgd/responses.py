@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.gold import GoldTurn
 from dst_eval.metrics.base import Metric, TurnTable, ratio
@@ -39,7 +40,6 @@ from dst_eval.options import EvalOptions
 from dst_eval.responses import ResponseResources
 from dst_eval.result import Result
 
-TOKENIZER = "13a"
 NO_INFORM_SUCCESS = ("SGD defines no inform/success: its official scorer evaluates dialogue "
                      "state tracking only and the corpus has no entity database or goal-based "
                      "success criterion")
@@ -202,12 +202,13 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                                    if collected.turns else "no gold turn is scored", result,
                                    not_applicable=not_applicable)
     ids = collected.dialogue_ids
-    stats = segment_statistics(collected.hypotheses, collected.references, tokenize=TOKENIZER)
+    tokenize = corpora.get(alignment.gold.corpus).tokenizer  # configs/sgd.toml: 13a
+    stats = segment_statistics(collected.hypotheses, collected.references, tokenize=tokenize)
     metric = PrefixedBleuMetric(name="bleu", prefix="")
     table = response_table(bleu_columns(stats, ids, ""), ids)
     return (result or Result()).add(
         scores={"bleu": corpus_bleu_from_stats(stats)},
-        signature_fields={"bleu": "corpus", "tok": get_tokenizer(TOKENIZER).signature(),
+        signature_fields={"bleu": "corpus", "tok": get_tokenizer(tokenize).signature(),
                           "missing": options.missing},
         not_applicable=not_applicable,
         notes=[bleu_note("bleu", stats), *collected.notes],

@@ -1,0 +1,208 @@
+"""Rendering: ``leaderboard.md``, ``leaderboard.json``, ``leaderboard.html`` and the
+``--check`` report.
+
+:func:`leaderboard_data` is everything the renderings show, JSON-ready (NaN as None); the
+Markdown and the ``--check`` text are rendered here, the HTML page by
+:func:`dst_eval.html_report.render_leaderboard_html` from the same data. Every
+user-controlled string is escaped for Markdown (:func:`md`) or HTML. No timestamps, no
+absolute paths: unchanged inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dst_eval.leaderboard.board import Leaderboard, _finite
+from dst_eval.leaderboard.submissions import visible
+from dst_eval.report import format_value
+
+LEVEL = 0.95
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _interval(ci: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not ci or not _finite(ci.get("ci_low")):
+        return None
+    return {k: ci[k] for k in ("ci_low", "ci_high", "mean", "half_width", "resamples")}
+
+
+def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
+    """Everything the renderings show, JSON-ready (NaN as None): ``leaderboard.json``, in
+    the layout :func:`dst_eval.html_report.render_leaderboard_html` documents."""
+    config = board.config
+    rows = []
+    for row in board.rows:
+        p = _number(row.p_vs_leader)
+        rows.append({
+            "rank": row.rank, "rank_interval": list(row.rank_interval or []) or None,
+            "name": row.metadata["name"],
+            "authors": ", ".join(row.metadata["authors"]) or None,
+            **{k: row.metadata.get(k) for k in ("paper", "code", "model_size", "description")},
+            "submission": row.id,
+            "scores": {m: _number(row.scores[m]) for m in config.metrics},
+            "ci": {m: _interval(row.intervals.get(m)) for m in config.metrics},
+            "leader": row.rank is not None and row is board.rows[0],
+            "p_vs_leader": p, "tied_with_leader": p is not None and p >= config.alpha,
+            "coverage": row.coverage, "warnings": [visible(w) for w in row.warnings],
+            "notes": [visible(n) for n in row.notes]})
+    return {
+        "title": config.title, "signature": board.signature,
+        "gold": {"file": board.gold_name, "sha256": board.gold_hash},
+        "columns": list(config.metrics), "ranking_metric": config.rank_by,
+        "higher_is_better": config.higher_is_better,
+        "statistics": {"unit": "dialogue", "level": LEVEL, "resamples": config.bootstrap,
+                       "seed": config.seed, "alpha": config.alpha,
+                       "test": "paired bootstrap of the ranking metric against rank 1"},
+        "rows": rows,
+        "invalid": [{"file": visible(i.id), "reason": visible(i.reason)}
+                    for i in board.invalid],
+        "notes": [visible(n) for n in board.notes]}
+
+
+def leaderboard_json(data: Mapping[str, Any]) -> str:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def score_cell(metric: str, row: Mapping[str, Any]) -> str:
+    """``score [low, high]`` on the report's scale (no brackets without an interval)."""
+    ci = row["ci"].get(metric)
+    score = format_value(metric, row["scores"][metric])
+    if not ci:
+        return score
+    return f"{score} [{format_value(metric, ci['ci_low'])}, {format_value(metric, ci['ci_high'])}]"
+
+
+def rank_cells(row: Mapping[str, Any]) -> tuple[str, str]:
+    """("2†", "1–4"): rank, † when not significantly different from rank 1; rank interval."""
+    if row["rank"] is None:
+        return "–", ""
+    span = row["rank_interval"]
+    return (f"{row['rank']}{'†' if row['tied_with_leader'] else ''}",
+            f"{span[0]}–{span[1]}" if span else "")
+
+
+def _p_text(row: Mapping[str, Any]) -> str:
+    if row["leader"]:
+        return "leader"
+    return "" if row["p_vs_leader"] is None else f"{row['p_vs_leader']:.4f}"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
+
+
+def md(text: str) -> str:
+    """Text safe in a Markdown table cell or list item (no markup, links, HTML, cell or line
+    breaks; control and bidirectional characters shown escaped)."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
+
+
+def legend(data: Mapping[str, Any]) -> list[str]:
+    stats, metric = data["statistics"], data["ranking_metric"]
+    level = f"{100 * stats['level']:.0f} %"
+    return [
+        f"Ranked by `{metric}` ({'higher' if data['higher_is_better'] else 'lower'} is "
+        f"better); equal scores share a rank. [low, high]: {level} interval of the score; "
+        f"rank interval: {level} interval of the rank; both from {stats['resamples']} "
+        f"bootstrap resamples of whole dialogues (seed {stats['seed']}).",
+        f"† not significantly different from rank 1 on `{metric}` (paired bootstrap over "
+        f"dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. Fractions are "
+        "shown as percentages. Coverage: share of gold turns predicted.",
+    ]
+
+
+def markdown_table(data: Mapping[str, Any]) -> list[str]:
+    """The leaderboard table as Markdown lines (header, alignment row, one row per system)."""
+    metrics = data["columns"]
+    header = ["Rank", "Rank interval", "System", "Authors", "Links", "Size", "Coverage",
+              *(f"`{m}`" for m in metrics), "p vs #1"]
+    lines = ["| " + " | ".join(header) + " |",
+             "|---:|:---:|---|---|---|---:|---:|" + "---:|" * len(metrics) + "---:|"]
+    for row in data["rows"]:
+        links = " · ".join(f"[{k}]({row[k]})" for k in ("paper", "code") if row.get(k))
+        cells = [*rank_cells(row), f"**{md(row['name'])}**", md(row["authors"] or ""), links,
+                 md(row["model_size"] or ""), format_value("coverage", row["coverage"])]
+        cells += [score_cell(m, row) for m in metrics]
+        lines.append("| " + " | ".join([*cells, _p_text(row)]) + " |")
+    return lines
+
+
+def _submission_notes(data: Mapping[str, Any]) -> list[str]:
+    lines = []
+    for row in data["rows"]:
+        parts = list(row["notes"])
+        if row["warnings"]:
+            parts.append(f"{len(row['warnings'])} warning(s), listed in leaderboard.json")
+        if parts:
+            lines.append(f"- {md(row['name'])} (`{md(row['submission'])}`): "
+                         + "; ".join(md(p) for p in parts))
+    return lines
+
+
+def render_markdown(data: Mapping[str, Any]) -> str:
+    """``leaderboard.md``: title, gold and signature, the table, legend, notes, invalid."""
+    lines = [f"# {md(data['title'])}", "",
+             f"Gold `{md(data['gold']['file'])}` (sha256 `{data['gold']['sha256'][:12]}`), "
+             f"signature `{data['signature']}`", "", *markdown_table(data), ""]
+    lines += [f"{line}  " for line in legend(data)]
+    notes = [f"- {md(n)}" for n in data["notes"]] + _submission_notes(data)
+    if notes:
+        lines += ["", "Notes:", "", *notes]
+    if data["invalid"]:
+        lines += ["", "Invalid submissions (not scored):", ""]
+        lines += [f"- `{md(i['file'])}`: {md(i['reason'])}" for i in data["invalid"]]
+    return "\n".join(lines) + "\n"
+
+
+OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
+
+
+def write_outputs(board: Leaderboard, directory: Path) -> list[Path]:
+    """Write ``leaderboard.md``, ``.json`` and ``.html`` into ``directory``."""
+    from dst_eval.html_report import render_leaderboard_html
+
+    data = leaderboard_data(board)
+    texts = (render_markdown(data), leaderboard_json(data), render_leaderboard_html(data))
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in zip(OUTPUTS, texts, strict=True):
+        (directory / name).write_bytes(text.encode("utf-8"))
+        paths.append(directory / name)
+    return paths
+
+
+def check_report(board: Leaderboard, candidate_id: str) -> tuple[bool, str]:
+    """(valid, text) for ``--check``: the candidate's row and where it would rank."""
+    data = leaderboard_data(board)
+    for invalid in data["invalid"]:
+        if invalid["file"] == candidate_id:
+            return False, f"{candidate_id}: INVALID: {invalid['reason']}\n"
+    row = next(r for r in data["rows"] if r["submission"] == candidate_id)
+    n_ranked = sum(r["rank"] is not None for r in data["rows"])
+    if row["rank"] is None:
+        where = f"not ranked: no {data['ranking_metric']} score (see the notes)"
+    else:
+        where = f"would rank {row['rank']} of {n_ranked}"
+        if row["rank_interval"]:
+            where += f" (95 % rank interval {rank_cells(row)[1]})"
+        if row["leader"]:
+            where += "; it would be the leader"
+        elif row["p_vs_leader"] is not None:
+            verdict = ("not significantly different from" if row["tied_with_leader"]
+                       else "significantly different from")
+            where += (f"; {verdict} rank 1 ({data['rows'][0]['name']}), "
+                      f"p = {row['p_vs_leader']:.4f}")
+    lines = [*markdown_table({**data, "rows": [row]}), "", f"{candidate_id}: {where}"]
+    lines += [f"note: {n}" for n in row["notes"]]
+    lines += [f"warning: {w}" for w in row["warnings"]]
+    return True, "\n".join(lines) + "\n"

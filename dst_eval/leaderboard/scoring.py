@@ -1,0 +1,189 @@
+"""Scoring submissions against one gold set, through the score cache.
+
+:class:`Scorer` loads the gold data once (recording every file the loader reads), then for
+each submission: checks its size, computes its cache key
+(:mod:`dst_eval.leaderboard.cache`), serves a valid entry or scores it with
+:func:`dst_eval.evaluate` (recording what that reads) and turns the result into a
+plain-data :class:`~dst_eval.leaderboard.cache.Entry`. A fresh entry takes the same
+encode/decode path as a cached one, which is what makes a fresh build and a cached build
+byte-identical.
+
+An entry's inputs are every file and listing recorded in this run so far (the gold load,
+this scoring and the scorings before it, whose in-process caches this one may reuse) plus
+the inputs of the entries served in this run, minus the submission itself (its bytes are
+in the key). No entry is written when a recorded file changed while the run read it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from dst_eval import evaluate
+from dst_eval.corpora import load_gold
+from dst_eval.errors import DstEvalError, UsageError
+from dst_eval.gold import GoldSet
+from dst_eval.leaderboard.cache import (
+    CACHE_FORMAT,
+    Entry,
+    Input,
+    MetricData,
+    ScoreCache,
+    SignatureData,
+    TableData,
+    decode,
+    encode,
+    harness_fingerprint,
+)
+from dst_eval.leaderboard.config import MB, PATH_OPTIONS, LeaderboardConfig
+from dst_eval.leaderboard.reads import (
+    Digests,
+    Inputs,
+    Recording,
+    excluding,
+    neighbourhood,
+    unchanged,
+)
+from dst_eval.leaderboard.statistics import resample_statistics, to_bytes
+from dst_eval.leaderboard.submissions import Candidate, Refused, content_hash, submission_size
+from dst_eval.predictions.reader import read_predictions
+
+
+def _number(value: Any) -> float | None:
+    """A score as a finite float, or None (NaN, infinite, not a number)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _issue_text(issue: Any) -> str:
+    return str(dataclasses.replace(issue, file=None))
+
+
+def result_entry(result: Any, key: str, metadata: Any, has_states: bool,
+                 n_resamples: int, seed: int) -> Entry:
+    """A :class:`~dst_eval.result.Result` (or the older ``Report``) as a cache entry."""
+    statistics, statistics_notes = resample_statistics(result, n_resamples, seed)
+    tables: list[TableData] = []
+    positions: dict[Any, int] = {}
+    metrics = []
+    for item in statistics:
+        if item.table not in positions:
+            positions[item.table] = len(tables)
+            tables.append(TableData(item.table.dialogues, item.table.n_dialogues,
+                                    item.table.gold_turns))
+        metrics.append(MetricData(item.name, positions[item.table], _number(item.full),
+                                  to_bytes(item.resamples)))
+    signature = result.signature
+    return Entry(
+        format=CACHE_FORMAT, key=key,
+        signature=SignatureData(signature.corpus, signature.split, signature.profile,
+                                [(str(k), str(v)) for k, v in signature.fields],
+                                signature.version),
+        scores={str(name): _number(value) for name, value in result.scores.items()},
+        coverage=_number((result.coverage or {}).get("coverage")),
+        warnings=[_issue_text(issue) for issue in result.issues],
+        notes=[str(note) for note in result.notes], statistics_notes=statistics_notes,
+        metadata=orjson.loads(orjson.dumps(dict(metadata))), has_states=bool(has_states),
+        tables=tables, statistics=metrics)
+
+
+@dataclass
+class Scorer:
+    """Scores submissions against one gold set, through the cache."""
+
+    config: LeaderboardConfig
+    cache: ScoreCache
+    gold: GoldSet = field(init=False)
+    gold_hash: str = field(init=False)
+    options_key: dict[str, Any] = field(init=False)
+    """The options in the cache key, resource paths replaced by their content hashes."""
+    scored: list[str] = field(default_factory=list)
+    """Ids of the submissions evaluated (not taken from the cache) in this run."""
+    reads: Inputs = field(init=False)
+    """Everything read in this run while loading the gold data and scoring (but the
+    submissions themselves)."""
+    served: set[tuple[str, str]] = field(default_factory=set)
+    """Inputs of the entries served from the cache in this run."""
+    digests: Digests = field(default_factory=Digests)
+
+    def __post_init__(self) -> None:
+        self.gold_hash = content_hash(self.config.gold) if self.config.gold.exists() else ""
+        with Recording() as recording:
+            self.gold = load_gold(self.config.gold, corpus=self.config.corpus,
+                                  split=self.config.split)
+        self.reads = {**recording.inputs, **neighbourhood(self.config.gold)}
+        for key in PATH_OPTIONS & set(self.config.options):
+            if not Path(self.config.options[key]).exists():
+                raise UsageError(f"[leaderboard.options] {key}: not found",
+                                 file=self.config.options[key])
+        self.options_key = {k: content_hash(Path(v)) if k in PATH_OPTIONS else v
+                            for k, v in sorted(self.config.options.items())}
+
+    def key(self, submission_hash: str) -> str:
+        fields = {"format": CACHE_FORMAT, "submission": submission_hash, "gold": self.gold_hash,
+                  "corpus": self.gold.corpus, "split": self.gold.split,
+                  "profile": self.config.profile, "options": self.options_key,
+                  "bootstrap": self.config.bootstrap, "seed": self.config.seed,
+                  "harness": harness_fingerprint()}
+        return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+    def entry(self, candidate: Candidate, *, use_cache: bool = True) -> Entry:
+        """The entry of a checked submission; Refused when it cannot be scored."""
+        size = submission_size(candidate.predictions, candidate.source.root,
+                               limit=self.config.max_bytes)
+        if size > self.config.max_bytes:
+            path = candidate.predictions
+            zipped = path.suffix.lower() == ".zip" or (
+                path.is_dir() and any(p.suffix.lower() == ".zip" for p in path.rglob("*")))
+            limit = f"{self.config.max_bytes / MB:g} MB submission limit (max_submission_mb)"
+            if zipped:  # measuring stopped at the limit
+                raise Refused(f"over the {limit} once decompressed")
+            raise Refused(f"{size / MB:.3g} MB is over the {limit}")
+        key = self.key(content_hash(candidate.predictions))
+        if use_cache:
+            cached = self.cache.get(key, self.digests, self.config.bootstrap)
+            if cached is not None:
+                self.served.update((i.kind, i.path) for i in cached.inputs)
+                return cached
+        with Recording() as recording:
+            try:
+                entry = self._score(candidate, key)
+            finally:
+                self.reads.update(excluding(recording.inputs, candidate.predictions))
+        entry.inputs = [Input(kind, path, self.digests(kind, path))
+                        for kind, path in sorted(set(self.reads) | self.served)]
+        data = encode(entry)
+        if use_cache and unchanged(self.reads):
+            self.cache.put(key, entry)
+        fresh = decode(data)
+        assert fresh is not None  # noqa: S101 - what was just encoded decodes
+        return fresh
+
+    def _score(self, candidate: Candidate, key: str) -> Entry:
+        options = dict(self.config.options)
+        pred_format = options.pop("pred_format", None)
+        self.scored.append(candidate.id)
+        try:
+            predictions = read_predictions(candidate.predictions, pred_format=pred_format,
+                                           corpus=self.gold.corpus)
+            result = evaluate(predictions, gold=self.gold, profile=self.config.profile,
+                              **options)
+            return result_entry(result, key, predictions.metadata, predictions.has_states,
+                                self.config.bootstrap, self.config.seed)
+        except DstEvalError as exc:
+            location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",
+                                             exc.turn is not None and f"turn {exc.turn}") if p)
+            raise Refused(f"{location}: {exc.message}" if location else exc.message) from None
+        except Exception as exc:  # an untrusted file must not stop the other submissions
+            message = " ".join(str(exc).split())[:200]
+            raise Refused(f"internal error while scoring ({type(exc).__name__}: {message}); "
+                          "please report it") from None

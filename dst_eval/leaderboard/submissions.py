@@ -1,0 +1,285 @@
+"""Submissions are untrusted input: discovery, paths, sizes, content hashes, metadata.
+
+* A glob match, a metadata file's ``predictions`` path or a file inside a submitted
+  directory that resolves (symlinks followed) outside its submissions directory is refused.
+* Sizes are checked on the files before anything is read (:func:`submission_size`).
+* Nothing is executed: metadata TOML and JSON are parsed; metadata strings are single-line
+  and length-limited, URLs ``http(s)`` only (:func:`clean_metadata`).
+
+A refused submission becomes a :class:`Candidate` with ``error`` set (or a :class:`Refused`
+raised while scoring); the message is the reason shown to its author.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import tomllib
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dst_eval.errors import UsageError
+from dst_eval.leaderboard.config import LeaderboardConfig, Source
+
+MAX_MANIFEST_BYTES = 64 * 1024
+MAX_TEXT = 200
+MAX_AUTHORS = 30
+METADATA_KEYS = ("name", "authors", "paper", "code", "model_size", "description")
+MANIFEST_KEYS = (*METADATA_KEYS, "predictions")
+URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+                    "\ufeff\ufff9-\ufffb]")
+"""Control characters (newlines included), bidirectional marks, embeddings, overrides and
+isolates, and invisible formatting characters: refused in names and shown escaped."""
+
+
+class Refused(Exception):
+    """A submission that cannot be scored; the message is the reason shown to its author."""
+
+
+@dataclass
+class Candidate:
+    id: str
+    source: Source
+    predictions: Path
+    """The predictions file (or SGD-style directory), resolved."""
+    manifest: dict[str, Any] | None = None
+    entry: Path | None = None
+    """The glob match (the metadata file, or the predictions themselves), resolved."""
+    error: str | None = None
+    rescore: bool = False
+    """Never take this one from the cache (the ``--check`` candidate)."""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _confined(root: Path, relative: Any, what: str, *, base: Path | None = None) -> Path:
+    """``base/relative`` (default ``root/relative``) resolved, symlinks followed; Refused
+    unless it stays in ``root``."""
+    if not isinstance(relative, str) or not relative.strip() or "\x00" in relative:
+        raise Refused(f"{what} must be a non-empty relative path")
+    if Path(relative).is_absolute() or re.match(r"^[A-Za-z]:", relative):
+        raise Refused(f"{what} {relative!r} is absolute; give a path inside the submissions "
+                      "directory")
+    resolved = ((base or root) / relative).resolve()
+    if not _inside(resolved, root):
+        raise Refused(f"{what} {relative!r} escapes the submissions directory")
+    return resolved
+
+
+def _display_id(source: Source, path: Path, several: bool) -> str:
+    """The submission's id: its path in the submissions directory (after the directory's
+    label when there are several), unsafe characters shown escaped (:func:`visible`)."""
+    relative = path.relative_to(source.root).as_posix()
+    return visible(f"{source.label}/{relative}" if several else relative)
+
+
+UNSAFE_NAME = ("its file name holds control, bidirectional or invisible formatting "
+               "characters (shown escaped); rename it")
+
+
+def discover(config: LeaderboardConfig) -> list[Candidate]:
+    """Every submission the globs name, sorted by id; refused ones carry ``error``."""
+    several = len(config.sources) > 1
+    found: dict[str, Candidate] = {}
+    for source in config.sources:
+        if not source.root.is_dir():
+            raise UsageError("submissions directory not found", file=str(source.root))
+        matches = sorted({m for pattern in source.globs for m in source.root.glob(pattern)
+                          if not any(part.startswith(".")
+                                     for part in m.relative_to(source.root).parts)})
+        referenced: set[Path] = set()
+        direct: list[Path] = []
+        for match in matches:
+            shown = _display_id(source, match, several)
+            resolved = match.resolve()
+            if UNSAFE.search(match.relative_to(source.root).as_posix()):
+                found[shown] = Candidate(shown, source, match, entry=match, error=UNSAFE_NAME)
+            elif not _inside(resolved, source.root):
+                found[shown] = Candidate(shown, source, match, entry=match,
+                                         error="resolves outside the submissions directory "
+                                               "(a symlink?)")
+            elif match.suffix == ".toml":
+                found[shown] = candidate = _from_manifest(shown, source, match)
+                referenced.add(candidate.predictions)
+            else:
+                direct.append(match)
+        for match in direct:
+            if match.resolve() not in referenced:
+                shown = _display_id(source, match, several)
+                found[shown] = Candidate(shown, source, match.resolve(),
+                                         entry=match.resolve())
+    return [found[key] for key in sorted(found)]
+
+
+def _from_manifest(shown: str, source: Source, manifest: Path) -> Candidate:
+    try:
+        if manifest.stat().st_size > MAX_MANIFEST_BYTES:
+            raise Refused(f"metadata file over {MAX_MANIFEST_BYTES // 1024} KiB")
+        try:
+            data = tomllib.loads(manifest.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise Refused(f"invalid metadata TOML ({exc})") from None
+        if not isinstance(data.get("predictions"), str):
+            raise Refused("metadata file needs 'predictions = \"<predictions file, relative to "
+                          "this file>\"'")
+        target = _confined(source.root, data["predictions"], "metadata 'predictions' path",
+                           base=manifest.parent)
+        if not target.exists():
+            raise Refused(f"metadata 'predictions' file {data['predictions']!r} not found")
+        return Candidate(shown, source, target, manifest=data, entry=manifest.resolve())
+    except Refused as exc:
+        return Candidate(shown, source, manifest.resolve(), error=str(exc),
+                         entry=manifest.resolve())
+
+
+def submission_size(path: Path, root: Path, *, limit: int | None = None) -> int:
+    """Bytes of a file, or of every file under a directory (symlinks must stay in ``root``);
+    a ``.zip`` counts its members' decompressed bytes (:func:`zip_size`), up to ``limit``."""
+    files = [path] if path.is_file() else []
+    if not files:
+        for item in sorted(path.rglob("*")):
+            if not _inside(item.resolve(), root):
+                raise Refused(f"{item.relative_to(path).as_posix()} resolves outside the "
+                              "submissions directory")
+            if item.is_file():
+                files.append(item)
+    total = 0
+    for file in files:
+        if file.suffix.lower() == ".zip":
+            total += zip_size(file, None if limit is None else limit - total)
+        else:
+            total += file.stat().st_size
+    return total
+
+
+def zip_size(path: Path, limit: int | None, *, chunk: int = 1 << 20) -> int:
+    """The decompressed size of a zip's members, measured by streaming them (a member's
+    declared size can lie), stopping as soon as it exceeds ``limit``: memory stays at one
+    ``chunk`` whatever the compression ratio (a 1 MB zip bomb is refused, not expanded)."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.is_dir():
+                    continue
+                with archive.open(info) as member:
+                    while block := member.read(chunk):
+                        total += len(block)
+                        if limit is not None and total > limit:
+                            return total
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError,
+            EOFError, RuntimeError, ValueError) as exc:
+        raise Refused(f"not a readable zip file ({type(exc).__name__}: "
+                      f"{' '.join(str(exc).split())[:120]})") from None
+    return total
+
+
+def content_hash(path: Path) -> str:
+    """sha256 of a file, or of the sorted (relative name, size, bytes) of a directory."""
+    digest = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        if file is not path:
+            name = file.relative_to(path).as_posix().encode()
+            digest.update(b"%d:%s\x00" % (len(name), name))
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _text(value: Any, key: str, limit: int = MAX_TEXT) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool) and key == "model_size":
+        value = f"{value:g}"
+    if not isinstance(value, str) or not value.strip():
+        raise Refused(f"metadata {key!r} must be a non-empty string")
+    text = value.strip()
+    if len(text) > limit or any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
+        raise Refused(f"metadata {key!r} must be one line of at most {limit} characters")
+    if UNSAFE.search(text):
+        raise Refused(f"metadata {key!r} holds a bidirectional or invisible formatting "
+                      f"character ({visible(UNSAFE.search(text).group())})")
+    return text
+
+
+def visible(text: str) -> str:
+    """``text`` with control, bidirectional and invisible formatting characters shown as
+    ``\\uXXXX`` escapes (a backslash itself as ``\\\\``): one line that displays as what
+    it is."""
+    return UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text.replace("\\", "\\\\")) \
+        if UNSAFE.search(text) else text
+
+
+def clean_metadata(raw: Mapping[str, Any], *, default_name: str,
+                   allowed: Sequence[str] = METADATA_KEYS) -> tuple[dict[str, Any], list[str]]:
+    """Checked metadata ``{name, authors, paper, code, model_size, description}`` and notes."""
+    notes = []
+    ignored = sorted(k for k in raw if k not in allowed)
+    if ignored:
+        notes.append(f"ignored metadata keys: {', '.join(map(str, ignored))}")
+    meta: dict[str, Any] = {"name": _text(raw.get("name", default_name), "name", 80),
+                            "authors": []}
+    authors = raw.get("authors", [])
+    authors = [authors] if isinstance(authors, str) else authors
+    if not isinstance(authors, list) or len(authors) > MAX_AUTHORS:
+        raise Refused(f"metadata 'authors' must be a string or a list of at most "
+                      f"{MAX_AUTHORS} strings")
+    meta["authors"] = [_text(a, "authors", 100) for a in authors]
+    for key in ("paper", "code"):
+        if raw.get(key) is not None:
+            url = _text(raw[key], key, 500)
+            if not URL.fullmatch(url):
+                raise Refused(f"metadata {key!r} must be an http(s) URL without spaces, "
+                              "quotes, brackets or parentheses")
+            meta[key] = url
+    if raw.get("model_size") is not None:
+        meta["model_size"] = _text(raw["model_size"], "model_size", 40)
+    if raw.get("description") is not None:
+        meta["description"] = _text(raw["description"], "description", 300)
+    return meta, notes
+
+
+
+def check_candidate(config: LeaderboardConfig, path: Path) -> Candidate:
+    """The ``--check`` submission (always rescored): the leaderboard's own when ``path`` is a
+    discovered submission or the predictions file of one (then with its metadata file);
+    otherwise a new one, whose own directory confines its metadata paths. A path inside a
+    submissions directory that resolves outside it is refused, as in the leaderboard."""
+    if not path.exists():
+        raise UsageError("submission to check not found", file=str(path))
+    resolved, lexical = path.resolve(), Path(os.path.abspath(path))
+    for candidate in discover(config):
+        if {resolved, lexical} & {candidate.entry, candidate.predictions}:
+            return dataclasses.replace(candidate, rescore=True)
+    several = len(config.sources) > 1
+    for source in config.sources:
+        if _inside(lexical, source.root) and lexical != source.root:
+            shown = _display_id(source, lexical, several)
+            if not _inside(resolved, source.root):
+                return Candidate(shown, source, lexical, error="resolves outside the "
+                                 "submissions directory (a symlink?)", rescore=True)
+            break
+        if _inside(resolved, source.root) and resolved != source.root:
+            shown = _display_id(source, resolved, several)
+            break
+    else:
+        source = Source(resolved.parent, (resolved.name,), "check")
+        shown = resolved.name
+    if UNSAFE.search(path.name) or UNSAFE.search(resolved.name):
+        candidate = Candidate(visible(shown), source, resolved, entry=resolved,
+                              error=UNSAFE_NAME)
+    elif resolved.suffix == ".toml":
+        candidate = _from_manifest(shown, source, resolved)
+    else:
+        candidate = Candidate(shown, source, resolved, entry=resolved)
+    return dataclasses.replace(candidate, rescore=True)
+

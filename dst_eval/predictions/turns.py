@@ -1,0 +1,227 @@
+"""One turn object of a JSON prediction file -> :class:`~dst_eval.predictions.PredTurn`.
+
+Shared by the mwzeval-style JSON and the JSONL readers. A turn object may hold
+``state``, ``response``, ``active_domains``, ``requested_slots`` (a list of
+``"domain-slot"``) and ``active_intents`` / ``active_intent`` (``{domain: intent}``).
+
+A ``state`` is nested ``{domain: {slot: value}}`` or flat ``{"domain-slot": value}``
+(mixed within one state too); keys are spelled for the corpus by
+:func:`dst_eval.slotkeys.canonical_slot_key` (the one place slot-name spellings are
+resolved). :attr:`PredTurn.raw_state` keeps the state object as the file gave it.
+
+Value rules (a prediction is ONE string per slot; the reader never strips, case-folds,
+drops or rewrites a string -- what a value *means* is the profile's policy):
+
+* a string is kept verbatim: ``""``, ``" "``, ``"none"``, ``"not mentioned"`` too;
+* ``null``: the slot is not in the state (JSON's "no value");
+* numbers and booleans: ``str(value)``, Issue ``non_string_value``;
+* a list: Issue ``hedged_value`` (two or more values) or ``non_string_value`` (one
+  value) and the first element is used; ``[]`` is no value, Issue ``empty_value_list``;
+* a string holding ``|`` (``north|centre``) is kept as ONE value with Issue
+  ``hedged_value``: the strict profile scores it as one (wrong) value, only the
+  ``convlab`` compatibility profile splits it;
+* two spellings of one slot in a turn (``price range`` and ``pricerange``): the first
+  value is in ``state``, the later ones in :attr:`PredTurn.duplicates`; different
+  values give Issue ``duplicate_slot``;
+* an object or any other JSON type, or a value longer than
+  :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters:
+  :class:`PredictionError` (so are slot keys longer than
+  :data:`~dst_eval.predictions.common.MAX_NAME_CHARS` characters).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from dst_eval.errors import PredictionError
+from dst_eval.predictions.common import MAX_NAME_CHARS, MAX_VALUE_CHARS, describe, show
+from dst_eval.predictions.model import Issue, PredTurn
+from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
+
+_STR_TYPE = frozenset({str})
+
+
+class TurnReader:
+    """Turns one turn object into a :class:`PredTurn`, recording Issues as it goes."""
+
+    def __init__(self, file: str, corpus: str | None) -> None:
+        self.file = file
+        self.corpus = corpus
+        self.issues: list[Issue] = []
+        self._nested: dict[tuple[str, str], str] = {}
+        self._flat: dict[str, str] = {}
+        self._repeated: dict[str, list[str]] | None = None
+
+    def error(self, message: str, dialogue: str | None, turn: int | None) -> PredictionError:
+        return PredictionError(message, file=self.file, dialogue=dialogue, turn=turn)
+
+    def issue(self, kind: str, message: str, dialogue: str, turn: int) -> None:
+        self.issues.append(Issue(kind, message, file=self.file, dialogue=dialogue, turn=turn))
+
+    # keys
+    def check_name(self, name: str, what: str, dialogue: str, turn: int) -> None:
+        if len(name) > MAX_NAME_CHARS:
+            raise self.error(f"{what} {show(name)} of {len(name):,} characters exceeds the "
+                             f"{MAX_NAME_CHARS:,}-character limit", dialogue, turn)
+
+    def nested_key(self, domain: str, slot: str, dialogue: str, turn: int) -> str:
+        key = self._nested.get((domain, slot))
+        if key is None:
+            if not domain.strip() or not slot.strip():
+                raise self.error(f"empty domain or slot name in state key "
+                                 f"{show(domain)}: {show(slot)}", dialogue, turn)
+            self.check_name(domain + "-" + slot, "slot key", dialogue, turn)
+            key = self._nested[(domain, slot)] = canonical_slot_key(domain, slot, self.corpus)
+        return key
+
+    def flat_key(self, raw: str, dialogue: str, turn: int) -> str:
+        key = self._flat.get(raw)
+        if key is None:
+            domain, slot = split_slot_key(raw)
+            if not domain.strip() or not slot.strip():
+                raise self.error(f"state key {show(raw)} is not 'domain-slot' (and its value "
+                                 "is not a {slot: value} object)", dialogue, turn)
+            self.check_name(raw, "slot key", dialogue, turn)
+            key = self._flat[raw] = canonical_slot_key(domain, slot, self.corpus)
+        return key
+
+    # values
+    def value(self, value: Any, key: str, dialogue: str, turn: int) -> str | None:
+        """The one string a JSON value gives (verbatim for strings); None for no value."""
+        kind = type(value)
+        if kind is str:
+            if len(value) > MAX_VALUE_CHARS:
+                raise self.error(f"slot {key}: value of {len(value):,} characters exceeds the "
+                                 f"{MAX_VALUE_CHARS:,}-character limit", dialogue, turn)
+            if "|" in value:
+                self.issue("hedged_value", f"slot {key}: value {show(value)} holds '|'-joined "
+                           "alternatives; it is scored as ONE value (a prediction must be a "
+                           "single value; label variants belong to the gold)", dialogue, turn)
+            return value
+        if value is None:
+            return None
+        if kind is int or kind is float or kind is bool:
+            self.issue("non_string_value", f"slot {key}: value {show(value)} is a "
+                       f"{'boolean' if kind is bool else 'number'}, read as {str(value)!r}",
+                       dialogue, turn)
+            return str(value)
+        if kind is list:
+            if not value:
+                self.issue("empty_value_list", f"slot {key}: empty list of values, read as unset",
+                           dialogue, turn)
+                return None
+            first = value[0]
+            if isinstance(first, (list, dict)):
+                raise self.error(f"slot {key}: a value must be a string, found "
+                                 f"{describe(value)}", dialogue, turn)
+            if len(value) > 1:
+                self.issue("hedged_value", f"slot {key}: {len(value)} values {show(value)}; "
+                           f"only the first, {show(first)}, is used (a prediction is one "
+                           "value)", dialogue, turn)
+            else:
+                self.issue("non_string_value", f"slot {key}: a list with one value "
+                           f"{show(value)}, read as its element", dialogue, turn)
+            return self.value(first, key, dialogue, turn)
+        raise self.error(f"slot {key}: a value must be a string, found {describe(value)} "
+                         "(states are {domain: {slot: value}} or {\"domain-slot\": value})",
+                         dialogue, turn)
+
+    def put(self, state: dict[str, str], key: str, value: Any, dialogue: str, turn: int) -> None:
+        text = self.value(value, key, dialogue, turn)
+        if text is None:
+            return
+        old = state.get(key)
+        if old is None:
+            state[key] = text
+            return
+        if self._repeated is None:
+            self._repeated = {}
+        self._repeated.setdefault(key, []).append(text)
+        if old != text:
+            self.issue("duplicate_slot", f"slot {key} is given twice with different values "
+                       f"({show(old)} and {show(text)}); the first is used (the next one "
+                       "where a profile reads the first as unset)", dialogue, turn)
+
+    def state(self, raw: Any, dialogue: str, turn: int
+              ) -> tuple[MappingProxyType, MappingProxyType | None]:
+        """``(state, duplicates)`` of a raw state object."""
+        if type(raw) is not dict:
+            raise self.error(f"state must be a JSON object ({{domain: {{slot: value}}}} or "
+                             f"{{\"domain-slot\": value}}), found {describe(raw)}",
+                             dialogue, turn)
+        state: dict[str, str] = {}
+        nested, flat = self._nested, self._flat
+        self._repeated = None
+        for outer, inner in raw.items():
+            pairs = inner.items() if type(inner) is dict else (((None, inner)),)
+            for slot, value in pairs:
+                if slot is None:
+                    key = flat.get(outer) or self.flat_key(outer, dialogue, turn)
+                else:
+                    key = nested.get((outer, slot)) or self.nested_key(outer, slot, dialogue, turn)
+                # fast path: an ordinary string for a slot not seen yet in this state
+                if (type(value) is str and len(value) <= MAX_VALUE_CHARS and "|" not in value
+                        and key not in state):
+                    state[key] = value
+                    continue
+                self.put(state, key, value, dialogue, turn)
+        repeated = self._repeated
+        if repeated is None:
+            return MappingProxyType(state), None
+        self._repeated = None
+        return MappingProxyType(state), MappingProxyType(
+            {key: tuple(values) for key, values in repeated.items()})
+
+    def strings(self, raw: Any, what: str, dialogue: str, turn: int) -> list[str]:
+        if type(raw) is not list or not _STR_TYPE.issuperset(map(type, raw)):
+            raise self.error(f"{what} must be a list of strings, found {describe(raw)}",
+                             dialogue, turn)
+        return raw
+
+    def turn(self, obj: Any, dialogue: str, turn: int) -> PredTurn:
+        if type(obj) is not dict:
+            raise self.error(f"a turn must be a JSON object, found {describe(obj)}",
+                             dialogue, turn)
+        get = obj.get
+        raw_state = get("state")
+        state = duplicates = None
+        if raw_state is not None:
+            state, duplicates = self.state(raw_state, dialogue, turn)
+        response = get("response")
+        if response is not None and type(response) is not str:
+            # a bad response is reported and scored as an empty one; never a crash
+            self.issue("bad_response", f"response must be a string, found {describe(response)}; "
+                       "scored as an empty response", dialogue, turn)
+            response = ""
+        domains = get("active_domains")
+        if domains is not None:
+            domains = tuple(self.strings(domains, "active_domains", dialogue, turn))
+        requested = get("requested_slots")
+        if requested is not None:
+            requested = frozenset(
+                self._flat.get(raw) or self.flat_key(raw, dialogue, turn)
+                for raw in self.strings(requested, "requested_slots", dialogue, turn))
+        intents = get("active_intents")
+        if intents is None:
+            intents = get("active_intent")
+        if intents is not None:
+            intents = self.intents(intents, dialogue, turn)
+        return PredTurn(state=state, requested_slots=requested, active_intents=intents,
+                        response=response, active_domains=domains,
+                        raw_state=raw_state if state is not None else None,
+                        duplicates=duplicates)
+
+    def intents(self, raw: Any, dialogue: str, turn: int) -> MappingProxyType:
+        if type(raw) is not dict:
+            raise self.error(f"active_intents must be an object {{domain: intent}}, found "
+                             f"{describe(raw)}", dialogue, turn)
+        out = {}
+        for domain, intent in raw.items():
+            if intent is None:
+                continue
+            if type(intent) is not str:
+                raise self.error(f"active intent of {show(domain)} must be a string, found "
+                                 f"{describe(intent)}", dialogue, turn)
+            out[canonical_domain(domain, self.corpus)] = intent
+        return MappingProxyType(out)

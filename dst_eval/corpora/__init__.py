@@ -67,8 +67,10 @@ def check(spec: CorpusSpec) -> CorpusSpec:
 
 @cache
 def names() -> tuple[str, ...]:
-    """Known corpus names, in detection order (``detect_order`` of each config)."""
-    specs = sorted((check(s) for s in corpus_specs()), key=lambda s: (s.detect_order, s.name))
+    """Known corpus names, in detection order (``detect_order`` of each config). Names only:
+    a spec's tokenizer is checked when the corpus is used (:func:`get`), so listing the
+    corpora does not load the BLEU tokenizers' module."""
+    specs = sorted(corpus_specs(), key=lambda s: (s.detect_order, s.name))
     return tuple(s.name for s in specs)
 
 

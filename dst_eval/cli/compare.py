@@ -9,12 +9,10 @@ paired bootstrap and/or approximate randomisation over whole dialogues
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from dst_eval.cli.parser import add_inputs, add_scoring, make_parser, options_from
-from dst_eval.cli.score import check_writable
+from dst_eval.cli.score import check_writable, write_text
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.options import MAX_BOOTSTRAP
 
@@ -93,9 +91,9 @@ def run_compare(argv: Sequence[str]) -> int:
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)
     if args.fmt == "json":
-        _write(comparison_json(result), args.output)
+        write_text(comparison_json(result), args.output)
     elif args.fmt == "markdown":
-        _write(comparison_markdown(result), args.output)
+        write_text(comparison_markdown(result), args.output)
     elif args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:
@@ -106,13 +104,3 @@ def run_compare(argv: Sequence[str]) -> int:
     else:
         render_comparison(result, Console())
     return EXIT_OK
-
-
-def _write(text: str, output: str | None) -> None:
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
-    else:
-        sys.stdout.write(text)

@@ -44,7 +44,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from dst_eval.corpora.sgd.keys import flat_slot_key
+from dst_eval.corpora.sgd.keys import SlotKeys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import SlotSpan
 from dst_eval.jsonio import decode_typed, iter_zip_bytes, parse_json_bytes, read_bytes
@@ -155,18 +155,6 @@ class _Malformed(Exception):
     """A problem in one turn; :meth:`_Builder.dialogue` adds the place."""
 
 
-class _SlotKeys(dict):
-    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
-
-    def __init__(self, service: str) -> None:
-        super().__init__()
-        self.service = service
-
-    def __missing__(self, slot: str) -> str:
-        key = self[slot] = flat_slot_key(self.service, slot)
-        return key
-
-
 class _Builder:
     """Typed records of one file -> ``{dialogue_id: [PredTurn, ...]}`` plus a tally."""
 
@@ -174,7 +162,7 @@ class _Builder:
         self.file = file
         self.tally = tally
         self.names: dict[str, str] = {}
-        self.keys: dict[str, _SlotKeys] = {}
+        self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
 
     def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
@@ -235,7 +223,7 @@ class _Builder:
         else:
             keys = self.keys.get(service)
             if keys is None:
-                keys = self.keys[service] = _SlotKeys(service)
+                keys = self.keys[service] = SlotKeys(service)
             mapping, problems = _kept_values(values)
             flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
                     if mapping else _EMPTY)

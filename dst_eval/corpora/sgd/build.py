@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from dst_eval.corpora.sgd.keys import flat_slot_key
+from dst_eval.corpora.sgd.keys import SlotKeys
 from dst_eval.corpora.sgd.records import Dialogue, Frame, Span
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldFrame, GoldTurn, ServiceSchema, SlotSpan
@@ -40,18 +40,6 @@ class _Malformed(Exception):
     """A problem in one turn; :meth:`GoldBuilder.dialogue` adds the place."""
 
 
-class _SlotKeys(dict):
-    """``{slot: "<service>-<slot>"}`` of one service, filled on first use."""
-
-    def __init__(self, service: str) -> None:
-        super().__init__()
-        self.service = service
-
-    def __missing__(self, slot: str) -> str:
-        key = self[slot] = flat_slot_key(self.service, slot)
-        return key
-
-
 class GoldBuilder:
     """Builds :class:`GoldDialogue` objects from native records, for one gold set.
 
@@ -61,7 +49,7 @@ class GoldBuilder:
     def __init__(self, schema: Mapping[str, ServiceSchema]) -> None:
         self.schema = schema
         self.names: dict[str, str] = {}
-        self.keys: dict[str, _SlotKeys] = {}
+        self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
 
     def dialogue(self, record: Dialogue, file: str) -> GoldDialogue:
@@ -140,7 +128,7 @@ class GoldBuilder:
                 raise _Malformed(f"service {service!r} is not in the schema")
             keys = self.keys.get(service)
             if keys is None:
-                keys = self.keys[service] = _SlotKeys(service)
+                keys = self.keys[service] = SlotKeys(service)
             items = sorted(values.items())
             mapping = MappingProxyType(dict(items)) if items else _EMPTY
             flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY

@@ -15,3 +15,16 @@ def flat_slot_key(service: str, slot: str) -> str:
     if slot.startswith(service) and slot[len(service):len(service) + 1] == "-":
         return slot
     return f"{service}-{slot}"
+
+
+class SlotKeys(dict):
+    """``{slot: "<service>-<slot>"}`` of one service, filled on first use (gold and
+    SGD-style predictions build their keys alike)."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def __missing__(self, slot: str) -> str:
+        key = self[slot] = flat_slot_key(self.service, slot)
+        return key

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -21,8 +21,20 @@ POINT_PREFIXES = ("bleu", "combined", "avg_", "num_", "entropy", "cond_entropy",
 fractions shown as percentages."""
 
 
-if TYPE_CHECKING:
-    from dst_eval.result import Result
+class Result(Protocol):
+    """What the renderings read of a :class:`dst_eval.result.Result` (which calls them), so
+    that this module depends on no result type."""
+
+    scores: dict[str, Any]
+    groups: dict[str, dict[str, Any]]
+    signature: Any
+    issues: list[Any]
+    notes: list[str]
+    coverage: dict[str, Any]
+    confidence_intervals: dict[str, dict[str, Any]] | None
+
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 def to_json(result: Result, *, indent: bool = True) -> str:
     option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_INDENT_2 if indent else 0)

@@ -39,7 +39,7 @@ from dst_eval.corpora.sgd.responses import (
     bleu_columns,
     bleu_note,
     collect_responses,
-    no_responses_result,
+    nothing_to_score,
     response_table,
 )
 from dst_eval.gold import GoldTurn
@@ -93,10 +93,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     collected = collect_responses(alignment, options)
     metric_names = [*BLEU_VARIANTS, "entity_inform_rate"]
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
-    if not collected.turns or not collected.any_response:
-        return no_responses_result(collected, metric_names, "no scored turn has a response"
-                                   if collected.turns else "no gold turn is scored", result,
-                                   not_applicable=not_applicable)
+    empty = nothing_to_score(collected, metric_names, result, not_applicable=not_applicable)
+    if empty is not None:
+        return empty
     ids = collected.dialogue_ids
     hyps, refs = collected.hypotheses, collected.references
     scores: dict[str, float] = {}

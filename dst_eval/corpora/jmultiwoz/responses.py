@@ -30,7 +30,7 @@ from dst_eval.corpora.sgd.responses import (
     bleu_columns,
     bleu_note,
     collect_responses,
-    no_responses_result,
+    nothing_to_score,
     response_table,
 )
 from dst_eval.metrics.bleu import (
@@ -52,10 +52,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     collected = collect_responses(alignment, options)
     names = ["bleu_sentence_mean", "bleu_corpus"]
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
-    if not collected.turns or not collected.any_response:
-        return no_responses_result(collected, names, "no scored turn has a response"
-                                   if collected.turns else "no gold turn is scored", result,
-                                   not_applicable=not_applicable)
+    empty = nothing_to_score(collected, names, result, not_applicable=not_applicable)
+    if empty is not None:
+        return empty
     ids = collected.dialogue_ids
     tokenize = corpora.get(alignment.gold.corpus).tokenizer
     tokenizer = corpora.tokenizer(tokenize).signature()  # a missing library: exit 2

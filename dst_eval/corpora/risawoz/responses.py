@@ -68,7 +68,7 @@ from dst_eval.corpora.sgd.responses import (
     bleu_note,
     collect_responses,
     first_rows,
-    no_responses_result,
+    nothing_to_score,
     response_table,
 )
 from dst_eval.errors import UsageError
@@ -234,9 +234,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     """Inform, success, BLEU (zh; provided segmentation + jieba) and combined scores."""
     collected = collect_responses(alignment, options)
     names = ["bleu", "bleu_segmented", "inform", "success", "combined", "combined_segmented"]
-    if not collected.turns or not collected.any_response:
-        return no_responses_result(collected, names, "no scored turn has a response"
-                                   if collected.turns else "no gold turn is scored", result)
+    empty = nothing_to_score(collected, names, result)
+    if empty is not None:
+        return empty
     ids = collected.dialogue_ids
     hyps = collected.hypotheses
     scores: dict[str, float] = {}

@@ -187,6 +187,18 @@ def no_responses_result(collected: CollectedResponses, metrics: Sequence[str],
         counts={"responses": dict(collected.counts)} if collected.counts else None)
 
 
+def nothing_to_score(collected: CollectedResponses, metrics: Sequence[str],
+                     result: Result | None = None, *,
+                     not_applicable: Mapping[str, str] | None = None) -> Result | None:
+    """The all-n/a result when no gold turn is scored or no scored turn has a response
+    (:func:`no_responses_result` with that reason); None when there is something to score."""
+    if collected.turns and collected.any_response:
+        return None
+    reason = "no scored turn has a response" if collected.turns else "no gold turn is scored"
+    return no_responses_result(collected, metrics, reason, result,
+                               not_applicable=not_applicable)
+
+
 def bleu_note(name: str, stats: BleuStats, aggregate: str = "corpus") -> str:
     return f"{name}: {stats.signature(aggregate=aggregate)}"
 
@@ -197,10 +209,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     """BLEU (13a, corpus) of SGD system responses; inform/success n/a (module docstring)."""
     collected = collect_responses(alignment, options)
     not_applicable = dict.fromkeys(("inform", "success", "combined"), NO_INFORM_SUCCESS)
-    if not collected.turns or not collected.any_response:
-        return no_responses_result(collected, ["bleu"], "no scored turn has a response"
-                                   if collected.turns else "no gold turn is scored", result,
-                                   not_applicable=not_applicable)
+    empty = nothing_to_score(collected, ["bleu"], result, not_applicable=not_applicable)
+    if empty is not None:
+        return empty
     ids = collected.dialogue_ids
     tokenize = corpora.get(alignment.gold.corpus).tokenizer  # configs/sgd.toml: 13a
     stats = segment_statistics(collected.hypotheses, collected.references, tokenize=tokenize)

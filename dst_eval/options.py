@@ -28,7 +28,7 @@ from typing import Any
 
 from dst_eval.errors import UsageError
 
-MISSING_POLICIES = ("wrong", "skip")
+MISSING_POLICIES = ("wrong", "empty", "skip")
 BREAKDOWNS = ("domain", "slot", "service", "seen", "depth")
 DONTCARE_POLICIES = ("value", "ignore")
 MWZEVAL_RULES = ("7f19ee0", "cd3f0ee")
@@ -130,7 +130,8 @@ class EvalOptions:
     strict: bool = False
     """Every prediction problem is an error (exit 3)."""
     missing: str = "wrong"
-    """``wrong``: missing dialogues/turns score as empty predictions (default);
+    """``wrong`` (default): a missing dialogue/turn/frame is wrong for every metric
+    (README "Missing predictions"); ``empty``: it scores as an empty prediction;
     ``skip``: score only what is present, as the official scorers silently do."""
     metrics: tuple[str, ...] | None = None
     """Restrict the headline metrics to these names (None: all the profile computes)."""

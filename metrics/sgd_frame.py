@@ -24,6 +24,12 @@ Per frame (NaN = not applicable, left out of every mean):
   scores :func:`f1_multiset` (tagging over ``(slot, utterance[start:end])`` of the
   non-categorical slots, only when the hypothesis frame has spans).
 
+A frame without prediction (``predicted`` False in :func:`score_frames`: a missing
+dialogue, turn or service frame under ``missing: wrong``) is scored against an empty
+hypothesis frame to decide which metrics apply, and then every applicable (non-NaN)
+metric of it is 0: a wrong intent, no requested-slot or tagging credit, a joint miss,
+every gold slot a miss.
+
 Aggregation (:func:`group_means`): the mean over the non-NaN frames of a group
 (per-frame macro average). MultiWOZ style (:func:`turn_product_means`): for the joint
 metrics, the product over the frames of each turn in the group, then the mean over turns.
@@ -212,8 +218,12 @@ def score_frames(
     services: Sequence[tuple[Collection[str], Collection[str]]],
     *,
     fuzzy: bool = True,
+    predicted: Sequence[bool] | np.ndarray | None = None,
 ) -> np.ndarray:
     """Per-frame metrics, shape ``(n_frames, 13)`` in :data:`METRICS` order, NaN = NA.
+
+    ``predicted`` (one bool per frame, default all True) marks frames without prediction:
+    their applicable metrics are 0 (module docstring).
 
     Frame ``i`` belongs to service ``services[service_ids[i]] = (slots, categorical
     slots)``. A hypothesis ``active_intent`` / ``requested_slots`` / ``spans`` of None leaves
@@ -248,7 +258,17 @@ def score_frames(
                 *requested_scores, *tagging_scores,
                 *(service.equal_goal(y_true) if y_pred == y_true
                   else _goal(y_true, y_pred, service, fuzzy))))
-    return np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
+    values = np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
+    if predicted is not None:
+        mask = np.asarray(predicted, dtype=bool)
+        if mask.shape != (len(values),):
+            raise ValueError(f"predicted must be {len(values)} booleans, one per frame")
+        if not mask.all():
+            values = values.copy()
+            rows = values[~mask]
+            rows[~np.isnan(rows)] = 0.0
+            values[~mask] = rows
+    return values
 
 
 def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,

@@ -6,6 +6,10 @@
 This is TRADE's ``(N − |B_t \\ P_t| − |{p ∈ P_t \\ B_t : slot(p) not already missed}|)/N``:
 a wrong value is counted once. It is inflated by the many empty slots of every turn
 (SCORERS.md §8.1); prefer relative slot accuracy or F1 for comparisons.
+
+A turn without prediction (``unpredicted`` column, see
+:func:`~dst_eval.metrics.state_compare.turn_table`) has all N slots wrong: its
+errors_t is N, whatever its gold.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dst_eval.metrics.state_compare import turn_table
 
 class SlotAccuracy(Metric):
     name = "slot_accuracy"
-    columns = ("wrong", "missing", "extra", "turn")
+    columns = ("wrong", "missing", "extra", "turn", "unpredicted", "unpredicted_gold")
 
     def __init__(self, n_slots: int) -> None:
         if n_slots <= 0:
@@ -27,7 +31,9 @@ class SlotAccuracy(Metric):
         self.n_slots = n_slots
 
     def from_sums(self, sums: Mapping[str, np.ndarray | float]) -> np.ndarray | float:
-        errors = np.asarray(sums["wrong"]) + sums["missing"] + sums["extra"]
+        errors = (np.asarray(sums["wrong"]) + sums["missing"] + sums["extra"]
+                  - sums.get("unpredicted_gold", 0.0)
+                  + np.asarray(sums.get("unpredicted", 0.0)) * self.n_slots)
         return 1.0 - ratio(errors, np.asarray(sums["turn"]) * self.n_slots)
 
 

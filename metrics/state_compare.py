@@ -35,6 +35,18 @@ Columns (all numpy arrays, one entry per turn):
 States may be flat (``{"hotel-area": "north"}``) or nested by domain
 (``{"hotel": {"area": "north"}}``); nested states are flattened to ``"domain-slot"``.
 
+``unpredicted`` 1 on a turn without prediction (``predicted`` mask False);
+               ``unpredicted_gold`` |B_t| on such a turn, else 0
+
+A turn marked not predicted (``predicted[row]`` False: a missing dialogue or turn under
+``missing: wrong``) is wrong for every statistic with a notion of correctness, whatever
+its gold: its predicted state is empty, ``jga = f1 = ta = iaga_num = rsa_num = 0``,
+``rsa_den = 1`` (counted even when B_t = ∅), ``rsa_tstar = |B_t|`` (every gold slot a
+miss), ``fga@λ = 0`` (a new error: t_err = t), every domain of its dialogue fails
+``dom_jga``, requested slots score ``req_f1 = 0`` with every requested slot a miss, and
+its active intents are wrong. The next turn's changes are taken against an empty
+previous prediction.
+
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
 (active intents: the turn is correct when the predicted intent of every service
@@ -132,17 +144,23 @@ def turn_table(
     intents_true: Sequence[Mapping[str, str]] | None = None,
     intents_pred: Sequence[Mapping[str, str] | None] | None = None,
     outcomes: list[SlotOutcome] | None = None,
+    predicted: Sequence[bool] | np.ndarray | None = None,
 ) -> TurnTable:
     """Compute every per-turn statistic column in one pass.
 
     ``dialogue_ids`` gives each turn's dialogue (turns of a dialogue consecutive and in
     order); without it all turns form one dialogue, which only matters for the
     change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
-    receives one :class:`SlotOutcome` per slot per turn.
+    receives one :class:`SlotOutcome` per slot per turn. ``predicted`` (one bool per
+    turn, default all True) marks the turns that have no prediction: each is wrong for
+    every statistic (module docstring); its ``y_pred`` entry is ignored.
     """
     n = len(y_true)
     if len(y_pred) != n:
         raise ValueError(f"y_true has {n} turns but y_pred has {len(y_pred)}")
+    present = _predicted_mask(predicted, n)
+    absent_rows: list[int] = np.flatnonzero(~present).tolist()
+    absent = set(absent_rows)
     match = value_match or _exact
     lambdas = tuple(float(x) for x in fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
@@ -176,7 +194,8 @@ def turn_table(
     for row in range(n):
         raw_gold = flat_state(y_true[row])
         gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
-        pred = flat_state(y_pred[row] or {})
+        unpredicted = row in absent if absent else False
+        pred = {} if unpredicted else flat_state(y_pred[row] or {})
         dialogue = dialogue_of[row]
         if dialogue != prev_dialogue:
             prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = dialogue, {}, {}, True, 0, -1
@@ -212,10 +231,12 @@ def turn_table(
             dialogue_domains.setdefault(dialogue, set()).update(map(_domain, gold))
         n_gold, n_pred = len(gold), len(pred)
         errors = wrong + missing + extra
-        jga = errors == 0
+        jga = errors == 0 and not unpredicted
         tstar = correct + errors
 
         fga_ok, changes_ok = _change_tests(b_prev, gold, p_prev, pred, match)
+        if unpredicted:
+            fga_ok = changes_ok = False
         if jga:
             fga_rows.append(ones)
         elif t == 0 or prev_jga or not fga_ok:
@@ -224,7 +245,9 @@ def turn_table(
         else:
             fga_rows.append([1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas])
 
-        if n_gold == 0 and n_pred == 0:
+        if unpredicted:
+            f1 = 0.0
+        elif n_gold == 0 and n_pred == 0:
             f1 = 1.0
         elif correct:
             f1 = 2 * correct / (n_gold + n_pred)
@@ -233,7 +256,8 @@ def turn_table(
         rows_out.append((
             1, n_gold, n_pred, correct, wrong, missing, extra, jga, f1,
             correct / n_gold if n_gold else 0.0, 1 if n_gold else 0,
-            correct / tstar if tstar else 0.0, 1 if tstar else 0, tstar, changes_ok,
+            correct / tstar if tstar else 0.0, 1 if tstar or unpredicted else 0, tstar,
+            changes_ok,
             correct / (tstar + wrong) if n_gold else 0.0, *changes.step(gold, pred),
         ))
         b_prev, p_prev, prev_jga = gold, pred, jga
@@ -255,12 +279,25 @@ def turn_table(
         seen = involved[index].astype(float)
         ok = seen.copy()
         ok[bad_rows.get(domain, [])] = 0.0
+        ok[absent_rows] = 0.0
         cols[f"dom_turn:{domain}"], cols[f"dom_jga:{domain}"] = seen, ok
+    cols["unpredicted"] = (~present).astype(float)
+    cols["unpredicted_gold"] = cols["unpredicted"] * cols["n_gold"]
     if requested_true is not None and requested_pred is not None:
-        cols.update(_requested_columns(requested_true, requested_pred))
+        cols.update(_requested_columns(requested_true, requested_pred, present))
     if intents_true is not None and intents_pred is not None:
-        cols.update(_intent_columns(intents_true, intents_pred))
+        cols.update(_intent_columns(intents_true, intents_pred, present))
     return TurnTable(cols, index, names)
+
+
+def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np.ndarray:
+    """``predicted`` as a boolean array of length ``n`` (all True when None)."""
+    if predicted is None:
+        return np.ones(n, dtype=bool)
+    mask = np.asarray(predicted)
+    if mask.shape != (n,) or mask.dtype != np.bool_:
+        raise ValueError(f"predicted must be {n} booleans, one per turn")
+    return mask
 
 
 def fga_column(lam: float) -> str:
@@ -268,7 +305,10 @@ def fga_column(lam: float) -> str:
 
 
 def _requested_columns(requested_true: Sequence[Iterable[str]],
-                       requested_pred: Sequence[Iterable[str] | None]) -> dict[str, np.ndarray]:
+                       requested_pred: Sequence[Iterable[str] | None],
+                       present: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Requested-slot columns; a row with ``present`` False has every requested slot a
+    miss and per-turn F1 0 (also when nothing is requested)."""
     n = len(requested_true)
     tp, fp, fn, f1 = (np.zeros(n) for _ in range(4))
     for row, (gold_iter, pred_iter) in enumerate(zip(requested_true, requested_pred, strict=True)):
@@ -279,11 +319,17 @@ def _requested_columns(requested_true: Sequence[Iterable[str]],
             f1[row] = 1.0
         elif hits:
             f1[row] = 2 * hits / (len(gold) + len(pred))
+    if present is not None and not present.all():
+        absent = ~present
+        tp[absent] = fp[absent] = f1[absent] = 0.0
+        fn[absent] = [len(set(requested_true[row])) for row in np.flatnonzero(absent)]
     return {"req_tp": tp, "req_fp": fp, "req_fn": fn, "req_f1": f1}
 
 
 def _intent_columns(intents_true: Sequence[Mapping[str, str]],
-                    intents_pred: Sequence[Mapping[str, str] | None]) -> dict[str, np.ndarray]:
+                    intents_pred: Sequence[Mapping[str, str] | None],
+                    present: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Intent columns; a row with ``present`` False and a gold intent is wrong."""
     n = len(intents_true)
     correct, counted = np.zeros(n), np.zeros(n)
     for row, (gold, pred) in enumerate(zip(intents_true, intents_pred, strict=True)):
@@ -292,4 +338,6 @@ def _intent_columns(intents_true: Sequence[Mapping[str, str]],
         counted[row] = 1
         pred = pred or {}
         correct[row] = all(pred.get(service) == intent for service, intent in gold.items())
+    if present is not None:
+        correct[~present] = 0.0
     return {"intent_correct": correct, "intent_n": counted}

@@ -134,13 +134,13 @@ def test_drop_identity(sgd_dev: GoldSet, corrupted) -> None:
         mwoz.scores["joint_goal_accuracy"], abs=1e-12)
 
 
-def _expected_missing10_jga(gold: GoldSet) -> float:
-    """make_corrupt.py --mode drop --every 5 --drop-dialogues 10, scored with missing=wrong.
+def _expected_missing10_jga(gold: GoldSet, missing: str = "wrong") -> float:
+    """make_corrupt.py --mode drop --every 5 --drop-dialogues 10, scored with ``missing``.
 
     Frames are counted globally (file, dialogue, turn, frame order = GoldSet order); frame
     ``i`` loses a slot when ``i % 5 == 4`` and its state is not empty (JGA 0). Dialogue
-    ``k`` (1-based) is omitted when ``k % 10 == 0``: its frames meet an empty prediction,
-    right only when the gold frame state is empty.
+    ``k`` (1-based) is omitted when ``k % 10 == 0``: its frames are wrong (``wrong``) or
+    meet an empty prediction, right only when the gold frame state is empty (``empty``).
     """
     index = right = total = 0
     for k, dialogue in enumerate(gold, start=1):
@@ -148,7 +148,10 @@ def _expected_missing10_jga(gold: GoldSet) -> float:
         for turn in dialogue.turns:
             for frame in turn.frames:
                 dropped = index % 5 == 4 and bool(frame.slot_values)
-                right += (not frame.slot_values) if omitted else (not dropped)
+                if omitted:
+                    right += missing == "empty" and not frame.slot_values
+                else:
+                    right += not dropped
                 total += 1
                 index += 1
     return right / total
@@ -165,9 +168,15 @@ def test_missing_dialogues_count_as_wrong_by_default(shared_dir: Path, sgd_dev: 
     wrong = score(alignment, EvalOptions())
     assert wrong.counts["missing_turns_scored_empty"] == n_missing_turns
     assert wrong.counts["frames"] == 26077
-    assert any("scored as empty predictions" in note for note in wrong.notes)
+    assert any("scored as wrong" in note for note in wrong.notes)
     assert wrong.scores["joint_goal_accuracy"] == pytest.approx(
         _expected_missing10_jga(sgd_dev), abs=1e-12)
+
+    empty = score(alignment, EvalOptions(missing="empty"))
+    assert any("scored as empty predictions" in note for note in empty.notes)
+    assert empty.scores["joint_goal_accuracy"] == pytest.approx(
+        _expected_missing10_jga(sgd_dev, "empty"), abs=1e-12)
+    assert empty.scores["joint_goal_accuracy"] > wrong.scores["joint_goal_accuracy"]
 
     skip = score(alignment, EvalOptions(missing="skip"))
     _assert_same(skip.official, _reference(shared_dir, "dev_drop_missing10"))

@@ -13,7 +13,10 @@
   a defect this profile reproduces and the strict profile does not);
 * gold only -> FN; prediction only -> FP; both but no overlap -> FP + FN;
 * ``accuracy`` = share of error-free turns (empty/empty correct); slot P/R/F1 micro,
-  0 on a zero denominator, as fractions.
+  0 on a zero denominator, as fractions;
+* a missing dialogue/turn (``missing="wrong"``, default) is a JGA miss and every gold
+  slot of it an FN; ``missing="empty"`` scores it as an empty prediction, ``"skip"``
+  leaves it out as ConvLab-3 does.
 
 The gold always comes from the trusted gold data, never from the submission.
 """
@@ -27,7 +30,7 @@ from dst_eval.metrics import turn_table
 from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.strict import scored_pairs
+from dst_eval.profiles.strict import predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
@@ -50,7 +53,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     norm = Normalizer(NORMALISATION)
     services = {d.dialogue_id: d.services for d in gold_set}
     gold_states, pred_states, ids = [], [], []
-    for turn, pred in scored_pairs(alignment, options):
+    pairs = scored_pairs(alignment, options)
+    for turn, pred in pairs:
         universe = _universe(gold_set, turn, services[turn.dialogue_id])
         gold = {}
         for key, variants in turn.state.items():
@@ -65,7 +69,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         pred_states.append(predicted)
         ids.append(turn.dialogue_id)
     table = turn_table(gold_states, pred_states, dialogue_ids=ids, fga_lambdas=(),
-                       value_match=_hedged_match)
+                       value_match=_hedged_match, predicted=predicted_mask(pairs, options))
     sums = table.sums(("correct", "wrong", "missing", "extra"))
     tp = sums["correct"]
     fp = sums["wrong"] + sums["extra"]

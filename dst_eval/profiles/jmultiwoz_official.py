@@ -20,7 +20,8 @@ as in the official script.
 Both DST numbers come from the metrics core run on the string sets. The official script
 inner-joins predictions with the reference, so missing turns silently disappear; here
 they are reported by the alignment and, with ``missing="wrong"`` (default), scored as
-empty predictions; ``missing="skip"`` reproduces the official number.
+wrong (JGA 0, per-turn slot F1 0); ``missing="empty"`` scores them as empty predictions;
+``missing="skip"`` reproduces the official number.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.strict import scored_pairs
+from dst_eval.profiles.strict import predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 BOOK_PREFIX = "book_"
@@ -84,7 +85,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     pred = [state_items(dict(UNSET.items(p.state, p.duplicates)) if p is not None else {},
                         order) for _, p in pairs]
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
-                       dialogue_ids=ids, fga_lambdas=())
+                       dialogue_ids=ids, fga_lambdas=(), predicted=predicted_mask(pairs, options))
     metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]
     if options.metrics:
         metrics = [m for m in metrics if m.name in options.metrics]

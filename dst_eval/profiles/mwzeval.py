@@ -33,8 +33,10 @@ Aggregation over the scored turns ``T``
     ``{"dst": {"joint_accuracy": 100 Σ JGA_t / (T + 1e-10), "slot_f1": 100 · 2PR / (P + R + 1e-10),
     "slot_precision": ΣTP / (ΣTP + ΣFP + 1e-10), "slot_recall": ΣTP / (ΣTP + ΣFN + 1e-10)}}``.
 Missing predictions (``options.missing``)
-    ``wrong`` (default): every gold turn is scored, a missing dialogue/turn or a turn
-    without a state is an empty prediction (counted in ``counts``). ``skip``: mwzeval's
+    ``wrong`` (default): every gold turn is scored; a missing dialogue/turn is wrong
+    (``JGA_t = 0``, ``TP_t = FP_t = 0``, ``FN_t = |B|``, also when ``B`` is empty) and a
+    predicted turn without a state is an empty prediction (both counted in ``counts``).
+    ``empty``: a missing dialogue/turn is an empty prediction too. ``skip``: mwzeval's
     behaviour -- only turns that have a prediction are scored; and, as mwzeval, if any of
     them has no state at all, every score is 0 (mwzeval prints "Missing state predictions").
     A turn whose every field is None (a gap the JSONL reader filled in) is a missing turn,
@@ -218,8 +220,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     """mwzeval's DST on ``alignment`` (see the module docstring for every rule)."""
     if cd3f0ee is None:
         cd3f0ee = options.mwzeval_rules == "cd3f0ee"
-    if options.missing not in ("wrong", "skip"):
-        raise UsageError(f"unknown missing-prediction mode {options.missing!r} (wrong, skip)")
+    if options.missing not in ("wrong", "empty", "skip"):
+        raise UsageError(f"unknown missing-prediction mode {options.missing!r} "
+                         "(wrong, empty, skip)")
     unknown_breakdowns = [b for b in options.by if b not in BREAKDOWNS]
     if unknown_breakdowns:
         raise UsageError(f"the mwzeval profile has no breakdown by {unknown_breakdowns[0]!r} "
@@ -236,7 +239,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     n_missing = n_without_state = 0
     for gold_turn, pred_turn in alignment.pairs:
         hyp: FlatState | None = None
-        if pred_turn is None or pred_turn == _GAP:
+        absent = pred_turn is None or pred_turn == _GAP
+        if absent:
             if skip:
                 continue
             n_missing += 1
@@ -246,6 +250,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         hyp = hyp or {}
         ref = gold_flat_state(gold_turn, cd3f0ee=cd3f0ee)
         joint, tp, fp, fn, matched = compare_turn(hyp, ref, matches)
+        if absent and options.missing == "wrong":
+            joint = False  # wrong whatever the gold: no credit for an empty gold state
         dialogue_ids.append(gold_turn.dialogue_id)
         turn_indices.append(gold_turn.turn_index)
         stats.append((joint, tp, fp, fn))
@@ -267,7 +273,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         notes.append(f"{n_without_state} predicted turns have no state and score as empty "
                      "predictions")
     if n_missing:
-        notes.append(f"{n_missing} gold turns have no prediction and score as empty predictions "
+        how = "wrong" if options.missing == "wrong" else "empty predictions"
+        notes.append(f"{n_missing} gold turns have no prediction and score as {how} "
                      "(mwzeval would skip them: missing=skip)")
     if converted:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(converted.items()))

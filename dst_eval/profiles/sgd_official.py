@@ -31,9 +31,12 @@ Missing predictions (``options.missing``):
 
 ``wrong`` (default)
     A gold turn without prediction, or a gold frame whose service the predicted turn
-    lacks, is scored against an EMPTY frame: no slot values, no requested slots, intent
-    ``"NONE"`` (so it still counts as right when the gold intent is NONE), and no spans
-    -- or an empty span list when the predictions carry spans anywhere.
+    lacks, is wrong: every metric that applies to the frame (as it would to an empty
+    frame) is 0 (``predicted`` mask of :func:`~dst_eval.metrics.sgd_frame.score_frames`).
+``empty``
+    Such a frame is scored against an EMPTY frame: no slot values, no requested slots,
+    intent ``"NONE"`` (so it still counts as right when the gold intent is NONE), and no
+    spans -- or an empty span list when the predictions carry spans anywhere.
 ``skip``
     The official behaviour: turns and dialogues without prediction are silently left
     out (the official scorer raises on a missing frame; we skip that frame and note it).
@@ -170,9 +173,9 @@ def _check(alignment: Alignment, options: EvalOptions) -> GoldSet:
     if not gold.schema:
         raise UsageError("the sgd-official profiles need the service schema (schema.json "
                          "next to the gold dialogues)")
-    if options.missing not in ("wrong", "skip"):
+    if options.missing not in ("wrong", "empty", "skip"):
         raise UsageError(f"unknown missing-prediction policy {options.missing!r} "
-                         "(wrong, skip)")
+                         "(wrong, empty, skip)")
     return gold
 
 
@@ -195,6 +198,7 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
     service_slots = [(s.slots, s.categorical) for s in schema.values()]
 
     refs, hyps, utterances, frame_services, turn_of_frame = [], [], [], [], []
+    absent_frames: list[int] = []  # frames scored against an empty frame
     scored_turns: list[tuple[GoldTurn, bool]] = []
     n_missing_turns = n_missing_frames = n_flat = 0
     for gold_turn, pred_turn in alignment.pairs:
@@ -210,6 +214,7 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         for ref in gold_turn.frames:
             if missing:
                 hyp = _empty_frame(ref.service, has_spans)
+                absent_frames.append(len(refs))
             elif pred_frames is None:
                 hyp = flat.frame(pred_turn, ref.service)
             elif len(pred_frames) == 1 and pred_frames[0].service == ref.service:
@@ -221,6 +226,7 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                     if options.missing == "skip":
                         continue
                     hyp = _empty_frame(ref.service, has_spans)
+                    absent_frames.append(len(refs))
             refs.append(ref)
             hyps.append(hyp)
             utterances.append(gold_turn.user_utterance)
@@ -229,7 +235,12 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         scored_turns.append((gold_turn, missing))
 
     services_arr = np.asarray(frame_services, dtype=np.int64)
-    values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy)
+    predicted = None
+    if options.missing == "wrong" and absent_frames:
+        predicted = np.ones(len(refs), dtype=bool)
+        predicted[absent_frames] = False
+    values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy,
+                          predicted=predicted)
     turns_arr = np.asarray(turn_of_frame, dtype=np.int64)
     official, group_index, frame_index, group_names = _aggregate(
         values, services_arr, list(schema), turns_arr, seen, across_turn)
@@ -340,15 +351,17 @@ def _select(scores: dict[str, float], options: EvalOptions) -> dict[str, float]:
 def _notes(notes: list[str], alignment: Alignment, options: EvalOptions, n_missing_turns: int,
            n_missing_frames: int, n_flat: int) -> None:
     if n_missing_turns:
-        notes.append(f"{n_missing_turns} gold turns without prediction are scored as empty "
-                     "predictions (the official scorer skips them silently; "
+        how = "wrong" if options.missing == "wrong" else "empty predictions"
+        notes.append(f"{n_missing_turns} gold turns without prediction are scored as {how} "
+                     "(the official scorer skips them silently; "
                      "--missing skip reproduces that)")
     elif options.missing == "skip" and (alignment.missing_dialogues or alignment.n_missing_turns):
         notes.append(f"{alignment.n_missing_turns} gold turns without prediction "
                      f"({len(alignment.missing_dialogues)} whole dialogues) are left out, as "
                      "the official scorer does")
     if n_missing_frames:
-        action = ("left out" if options.missing == "skip" else "scored as empty frames")
+        action = {"skip": "left out", "empty": "scored as empty frames"}.get(
+            options.missing, "scored as wrong")
         notes.append(f"{n_missing_frames} gold frames have no predicted frame of their service "
                      f"and are {action} (the official scorer raises ValueError)")
     if n_flat:

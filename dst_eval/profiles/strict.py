@@ -9,8 +9,10 @@
   before normalisation); a slot given twice takes its first value that is set;
 * a prediction is correct when it equals any gold variant; a prediction is one value;
 * ``dontcare`` is a value like any other (``--dontcare ignore`` removes it on both sides);
-* every gold turn counts: a missing dialogue or turn is an empty prediction, and is
-  reported (``missing="skip"`` reproduces the official scorers' silent skipping);
+* every gold turn counts: a missing dialogue or turn is reported and is wrong for every
+  metric (``missing="wrong"``, the rule per metric is in README "Missing predictions");
+  ``missing="empty"`` scores it as an empty prediction, ``missing="skip"`` reproduces the
+  official scorers' silent skipping;
 * per-turn aggregation (never per frame).
 """
 
@@ -92,6 +94,16 @@ def scored_pairs(alignment: Alignment, options: EvalOptions
     if options.missing == "skip":
         return [(g, p) for g, p in alignment.pairs if p is not None]
     return list(alignment.pairs)
+
+
+def predicted_mask(pairs: list[tuple[GoldTurn, PredTurn | None]], options: EvalOptions
+                   ) -> np.ndarray | None:
+    """``missing="wrong"``: the turns that have a prediction (False = scored wrong, the
+    ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None otherwise (every turn
+    scored as predicted, a missing one as an empty prediction)."""
+    if options.missing != "wrong":
+        return None
+    return np.fromiter((p is not None for _, p in pairs), dtype=bool, count=len(pairs))
 
 
 def domain_of(corpus: str) -> Callable[[str], str]:
@@ -181,6 +193,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         else None,
         intents_true=[t.active_intents for t in turns] if with_intents else None,
         intents_pred=[p.active_intents if p else None for p in preds] if with_intents else None,
+        predicted=predicted_mask(pairs, options),
     )
     n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
     metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,

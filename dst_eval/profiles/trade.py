@@ -36,7 +36,7 @@ from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles.strict import scored_pairs
+from dst_eval.profiles.strict import predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 NONE_VALUE = "none"
@@ -70,10 +70,13 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     gold = [_gold_items(g, options.dontcare) for g, _ in pairs]
     pred = [_pred_items(p, options.dontcare) for _, p in pairs]
     ids = [t.dialogue_id for t in turns]
+    predicted = predicted_mask(pairs, options)
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
-                       dialogue_ids=ids, fga_lambdas=())
+                       dialogue_ids=ids, fga_lambdas=(), predicted=predicted)
     table.columns["trade_errors"] = trade_slot_errors(gold, pred)
     n_slots = len(gold_set.slots) or len(corpus_config(gold_set.corpus).slots)
+    if predicted is not None:  # missing: wrong -- all N slots of a missing turn are errors
+        table.columns["trade_errors"][~predicted] = n_slots
     metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]
     if n_slots:
         metrics.insert(1, TradeSlotAccuracy(n_slots))

@@ -94,7 +94,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         references=resources.references or None, gold_states=resources.gold_states or None)
     compat = options.profile == "mwzeval"
     result = score_responses(gold_for_responses, alignment, compat=compat,
-                             missing=options.missing)
+                             missing="skip" if options.missing == "skip" else "wrong")
     scores: dict[str, float] = {
         "inform": result["inform"], "success": result["success"],
         "bleu": result["bleu"], "combined": result["combined"],
@@ -111,7 +111,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         examples = "; ".join(str(e) for e in problem.get("examples", [])[:3])
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"
                                                                    if examples else ""))
-    tables = _bootstrap_tables(result, options.missing)
+    tables = _bootstrap_tables(result, "skip" if options.missing == "skip" else "wrong")
     return (target or Result()).add(
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",

@@ -188,7 +188,7 @@ def _outcomes(alignment: Alignment, collected: CollectedResponses, options: Eval
         responses = [hypothesis.get((dialogue.dialogue_id, t.turn_index), "")
                      for t in dialogue.turns]
         outcome = dialogue_inform_success(goals, responses, db)
-        if options.missing == "wrong" and dialogue.dialogue_id not in predicted:
+        if options.missing != "skip" and dialogue.dialogue_id not in predicted:
             outcome = DialogueOutcome(None if outcome.inform is None else False,
                                       None if outcome.success is None else False,
                                       outcome.domains)

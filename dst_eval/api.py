@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dst_eval.errors import UsageError
+from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import GoldSet
-from dst_eval.options import EvalOptions
+from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
 from dst_eval.predictions.model import PredictionSet
 from dst_eval.result import Result
 from dst_eval.signature import Signature
@@ -81,6 +81,39 @@ def resolve_seed(options: EvalOptions) -> int | None:
         raise UsageError(f"resampling seed from the environment: {exc}") from None
 
 
+def gold_digest(gold: GoldSet) -> str:
+    """The first 8 hex digits of :func:`~dst_eval.corpora.layout.files_digest` over the gold
+    files the loader read (``memory`` for gold built in memory)."""
+    if not gold.files:
+        return "memory"
+    from dst_eval.corpora.layout import files_digest
+
+    return files_digest(gold.files)[:8]
+
+
+def signature_extra(gold: GoldSet, options: EvalOptions) -> dict[str, str]:
+    """Signature fields every run carries: ``gold`` (content digest), and ``min-coverage``
+    when it is not the default."""
+    extra = {"gold": gold_digest(gold)}
+    if options.min_coverage != DEFAULT_MIN_COVERAGE:
+        extra["min_coverage"] = f"{options.min_coverage:g}"
+    return extra
+
+
+def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
+                   options: EvalOptions) -> None:
+    """Stop (exit 3) when the predictions match fewer than ``options.min_coverage`` of the
+    gold dialogues: the wrong gold or split, not a partial submission."""
+    n_gold = len(gold)
+    matched = n_gold - len(missing_dialogues)
+    if n_gold and matched < options.min_coverage * n_gold:
+        where = f"{gold.corpus}/{gold.split}" if gold.split else gold.corpus
+        raise PredictionError(
+            f"predictions match {matched:,} of {n_gold:,} dialogues of {where}; wrong --gold "
+            f"or --split? (--min-coverage {matched / n_gold:.2f} or lower accepts it)",
+            file=source)
+
+
 def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
              options: EvalOptions | None = None, **overrides: Any) -> Result:
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.result.Result`.
@@ -110,7 +143,10 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     from dst_eval.alignment import align
 
     alignment = align(gold_set, prediction_set, strict=options.strict)
-    result = Result(signature=Signature(gold_set.corpus, gold_set.split, profile),
+    check_coverage(gold_set, alignment.missing_dialogues, prediction_set.source, options)
+    signature = Signature(gold_set.corpus, gold_set.split, profile).with_fields(
+        **signature_extra(gold_set, options))
+    result = Result(signature=signature,
                     issues=alignment.issues, coverage=alignment.summary(),
                     gold_source=gold_set.source, predictions_source=prediction_set.source)
     if prediction_set.has_states:

@@ -34,6 +34,7 @@ DONTCARE_POLICIES = ("value", "ignore")
 MWZEVAL_RULES = ("7f19ee0", "cd3f0ee")
 PRED_FORMATS = ("mwzeval", "jsonl", "sgd")
 MAX_BOOTSTRAP = 10_000
+DEFAULT_MIN_COVERAGE = 0.5
 MAX_SEED = 2**63 - 1
 PATH_FIELDS = ("db", "goals", "references", "gold_states")
 
@@ -133,6 +134,9 @@ class EvalOptions:
     """``wrong`` (default): a missing dialogue/turn/frame is wrong for every metric
     (README "Missing predictions"); ``empty``: it scores as an empty prediction;
     ``skip``: score only what is present, as the official scorers silently do."""
+    min_coverage: float = DEFAULT_MIN_COVERAGE
+    """Stop (exit 3) when the predictions match less than this share of the gold dialogues
+    (a wrong ``--gold`` or ``--split``); in [0, 1], 0 = no check."""
     metrics: tuple[str, ...] | None = None
     """Restrict the headline metrics to these names (None: all the profile computes)."""
     by: tuple[str, ...] = ()
@@ -178,6 +182,10 @@ class EvalOptions:
         if not isinstance(self.strict, bool):
             raise UsageError(f"--strict {_show(self.strict)}: must be true or false")
         _one_of("missing", self.missing, MISSING_POLICIES)
+        if (not isinstance(self.min_coverage, float | int) or isinstance(self.min_coverage, bool)
+                or not 0 <= self.min_coverage <= 1):
+            raise UsageError(f"--min-coverage {_show(self.min_coverage)}: must be a number "
+                             "from 0 to 1")
         _one_of("dontcare", self.dontcare, DONTCARE_POLICIES)
         _one_of("mwzeval_rules", self.mwzeval_rules, MWZEVAL_RULES)
         if self.metrics is not None:
@@ -305,6 +313,11 @@ def parse_value(name: str, value: Any) -> Any:
         return _names(value)
     if name in ("bootstrap", "seed"):
         return _int(name, value)
+    if name == "min_coverage" and isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            raise UsageError(f"--min-coverage {value!r}: not a number") from None
     if name in PATH_FIELDS and isinstance(value, str):
         return Path(value)
     if name == "fga_lambdas" and isinstance(value, list):

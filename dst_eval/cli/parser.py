@@ -63,9 +63,12 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
     if breakdowns:
         parser.add_argument("--by", help=f"comma-separated breakdowns: {', '.join(BREAKDOWNS)}")
     parser.add_argument("--missing", metavar="POLICY",
-                        help=f"missing dialogues/turns ({'/'.join(MISSING_POLICIES)}): score "
-                             "as wrong (default) or skip them as the official scorers "
-                             "silently do")
+                        help=f"missing dialogues/turns ({'/'.join(MISSING_POLICIES)}): "
+                             "wrong for every metric (default), scored as empty predictions, "
+                             "or skipped as the official scorers silently do")
+    parser.add_argument("--min-coverage", metavar="F",
+                        help="stop (exit 3) when the predictions match less than this share "
+                             "of the gold dialogues (default 0.5; 0 turns the check off)")
     parser.add_argument("--dontcare", metavar="POLICY",
                         help=f"{'/'.join(DONTCARE_POLICIES)}: dontcare is an ordinary value "
                              "(default) or removed on both sides")

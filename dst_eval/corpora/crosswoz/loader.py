@@ -49,7 +49,7 @@ from dst_eval.corpora.layout import (
     read_head,
     split_from_name,
 )
-from dst_eval.errors import GoldDataError, UsageError
+from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 
 CORPUS = "crosswoz"
@@ -101,12 +101,13 @@ def _resolve(path: Path, split: str | None) -> tuple[Path, str | None]:
         wanted = split or "test"
         if wanted not in files:
             have = ", ".join(files) or "none"
-            raise UsageError(f"no CrossWOZ {wanted!r} split file (test.json[.zip], val.json[.zip], "
-                             f"train.json[.zip]) in {path}; found: {have}")
+            raise GoldDataError(f"no CrossWOZ {wanted!r} split file (test.json[.zip], "
+                                f"val.json[.zip], train.json[.zip]) in {path}; found: {have}")
         return files[wanted], wanted
     named = split_from_name(path, SPLITS, SPLIT_ALIASES)
-    if split is not None and named is not None and split != named:
-        raise UsageError(f"--split {split} given, but {path.name} holds the {named} split")
+    if split is not None and split != named:
+        holds = f"holds the {named} split" if named else "names no split"
+        raise GoldDataError(f"--split {split} given, but {path.name} {holds}", file=str(path))
     return path, split or named
 
 

@@ -140,8 +140,10 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         chosen = [(n, records[n]) for n in names]
     else:
         named = split_from_name(path, SPLITS, SPLIT_ALIASES)
-        if split is not None and named is not None and split != named:
-            raise UsageError(f"--split {split} given, but {path.name} holds the {named} split")
+        if split is not None and split != named:
+            holds = f"holds the {named} split" if named else "names no split"
+            raise GoldDataError(f"--split {split} given, but {path.name} {holds} (and there "
+                                "is no split_list.json)", file=str(path))
         split = split or named
         chosen = list(records.items())
     dialogues = tuple(_dialogue(name, record, source=source) for name, record in chosen)

@@ -8,8 +8,12 @@ user turn ``i``. A final user turn without a following system turn has no state 
 
 Split: with ``split`` given and ``testListFile`` / ``valListFile`` (optionally ``.txt`` /
 ``.json``) next to the file (or inside the zip), only the listed dialogues are kept (``test``;
-``val``/``dev``/``validation``; ``train`` = listed in neither); without list files every
-dialogue in the file is loaded. A listed id missing from the file is an error.
+``val``/``dev``/``validation``; ``train`` = listed in neither, needs both lists). A file
+named for its split (``test.json.zip``) holds that split only. ``split`` must name a split
+the gold holds (a list file for it, or the file's own name), else :class:`GoldDataError`
+listing the splits it holds; without ``split``, a file named for its split loads whole, and
+a file whose list files show several splits is refused (choose one). A listed id missing
+from the file is an error.
 
 Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeable):
 
@@ -57,11 +61,11 @@ import msgspec
 import orjson
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import deep_freeze
+from dst_eval.corpora.layout import FileLog, deep_freeze
 from dst_eval.corpora.multiwoz.loader22 import infer_split
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, dialogue_key, freeze_state
-from dst_eval.jsonio import parse_json_bytes, read_bytes
+from dst_eval.jsonio import parse_json_bytes
 
 CORPUS = "multiwoz21"
 EMPTY_VALUES = frozenset({"", "not mentioned", "none"})
@@ -132,8 +136,11 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
                             file=str(path))
     if split is not None and split.lower() not in SPLIT_NAMES:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
-    data, list_files, file = _read(path)
-    ids = _select(data, list_files, split, file)
+    log = FileLog()
+    data, list_files, file = _read(path, log)
+    named = infer_split(path)
+    split = _check_split(split, named, list_files, file)
+    ids = _select(data, list_files, split, file) if split != named else list(data)
     memo: dict[tuple[str, bytes], _DomainRead] = {}
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
@@ -141,11 +148,12 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,
-        split=split if split is not None else infer_split(path),
+        split=split,
         dialogues=dialogues,
         source=str(path),
         slots=config.slots,
         categorical_slots=config.categorical_slots,
+        files=log.files,
     )
 
 
@@ -174,12 +182,14 @@ def _parse_id_list(text: bytes, file: str) -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
-def _read(path: Path) -> tuple[dict[str, _Dialogue], dict[str, tuple[str, list[str]]], str]:
-    """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name."""
+def _read(path: Path, log: FileLog
+          ) -> tuple[dict[str, _Dialogue], dict[str, tuple[str, list[str]]], str]:
+    """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name
+    (every file read recorded in ``log``)."""
     lists: dict[str, tuple[str, list[str]]] = {}
     if path.suffix == ".zip":
         try:
-            with zipfile.ZipFile(path) as archive:
+            with log.open_zip(path) as archive:
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
                 data = _decode(archive.read(member), file)
@@ -194,15 +204,42 @@ def _read(path: Path) -> tuple[dict[str, _Dialogue], dict[str, tuple[str, list[s
         except zipfile.BadZipFile:
             raise GoldDataError("not a valid zip file", file=str(path)) from None
         return data, lists, file
-    data = _decode(read_bytes(path), str(path))
+    data = _decode(log.read_bytes(path), str(path))
     for split, stem in LIST_FILES.items():
         for suffix in _LIST_SUFFIXES:
             candidate = path.parent / (stem + suffix)
             if candidate.is_file():
-                ids = _parse_id_list(read_bytes(candidate), str(candidate))
+                ids = _parse_id_list(log.read_bytes(candidate), str(candidate))
                 lists[split] = (str(candidate), ids)
                 break
     return data, lists, str(path)
+
+
+def _held_splits(named: str | None, lists: dict[str, tuple[str, list[str]]]) -> list[str]:
+    """The splits a file holds: its own name's, else those its list files name."""
+    if named is not None:
+        return [named]
+    held = [s for s in ("train", "dev", "test") if s in lists]
+    return ["train", *held] if len(held) == 2 else held
+
+
+def _check_split(split: str | None, named: str | None,
+                 lists: dict[str, tuple[str, list[str]]], file: str) -> str | None:
+    """The split to load (canonical name); refuses a split the gold does not hold."""
+    held = _held_splits(named, lists)
+    if split is None:
+        if named is None and len(held) > 1:
+            raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "
+                             "files); choose one with --split")
+        return named
+    wanted = SPLIT_NAMES[split.lower()]
+    if wanted not in held:
+        how = (f"it holds {', '.join(held)}" if held else
+               "no testListFile/valListFile next to it and no split in its name; drop --split "
+               "to score the whole file")
+        raise GoldDataError(f"--split {split}: the gold holds no {wanted} split ({how})",
+                            file=file)
+    return wanted
 
 
 def _select(

@@ -49,6 +49,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
+from dst_eval.corpora.layout import FileLog
 from dst_eval.corpora.multiwoz.hf22 import from_hf
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import (
@@ -132,12 +133,16 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         raise GoldDataError("gold path does not exist", file=str(path))
     if split is not None and split.lower() not in SPLIT_FOLDERS:
         raise UsageError(f"unknown MultiWOZ 2.2 split {split!r}; use train, dev or test")
+    log = FileLog()
     if path.is_dir():
-        blobs, schema_blob, inferred = _collect_directory(path, split)
+        blobs, schema_blob, inferred = _collect_directory(path, split, log)
     elif path.suffix == ".zip":
-        blobs, schema_blob, inferred = _collect_zip(path, split)
+        blobs, schema_blob, inferred = _collect_zip(path, split, log)
     else:
-        blobs, schema_blob, inferred = _collect_file(path)
+        blobs, schema_blob, inferred = _collect_file(path, log)
+    if split is not None and inferred is not None and SPLIT_FOLDERS[split.lower()] != inferred:
+        raise GoldDataError(f"--split {split}: the gold holds the {inferred} split",
+                            file=str(path))
     dialogues = _build_dialogues(blobs)
     config = corpus_config(CORPUS)
     schema = _parse_schema(*schema_blob) if schema_blob else {}
@@ -154,6 +159,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         categorical_slots=categorical,
         schema=MappingProxyType(schema),
         seen_services=frozenset(schema) if schema else None,
+        files=log.files,
     )
 
 
@@ -170,14 +176,15 @@ def _is_dialogues_member(name: str) -> bool:
     return bool(_DIALOGUES_FILE.match(PurePosixPath(name).name))
 
 
-def _schema_near(folder: Path) -> Blob | None:
+def _schema_near(folder: Path, log: FileLog) -> Blob | None:
     for candidate in (folder / "schema.json", folder.parent / "schema.json"):
         if candidate.is_file():
-            return str(candidate), read_json(candidate)
+            return str(candidate), log.read_json(candidate)
     return None
 
 
-def _collect_directory(path: Path, split: str | None) -> tuple[list[Blob], Blob | None, str | None]:
+def _collect_directory(path: Path, split: str | None, log: FileLog
+                       ) -> tuple[list[Blob], Blob | None, str | None]:
     files = _dialogue_files(path)
     folder = path
     if not files:
@@ -202,13 +209,14 @@ def _collect_directory(path: Path, split: str | None) -> tuple[list[Blob], Blob 
         files = _dialogue_files(folder)
         if not files:
             raise GoldDataError("no dialogues_*.json files", file=str(folder))
-    blobs = [(str(f), read_json(f)) for f in files]
-    return blobs, _schema_near(folder), infer_split(folder)
+    blobs = [(str(f), log.read_json(f)) for f in files]
+    return blobs, _schema_near(folder, log), infer_split(folder)
 
 
-def _collect_zip(path: Path, split: str | None) -> tuple[list[Blob], Blob | None, str | None]:
+def _collect_zip(path: Path, split: str | None, log: FileLog
+                 ) -> tuple[list[Blob], Blob | None, str | None]:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with log.open_zip(path) as archive:
             members = sorted(n for n in archive.namelist() if _is_dialogues_member(n))
             folders = sorted({str(PurePosixPath(n).parent) for n in members})
             if not members:
@@ -245,18 +253,14 @@ def _collect_zip(path: Path, split: str | None) -> tuple[list[Blob], Blob | None
     return blobs, schema_blob, inferred
 
 
-def _collect_file(path: Path) -> tuple[list[Blob], Blob | None, str | None]:
+def _collect_file(path: Path, log: FileLog) -> tuple[list[Blob], Blob | None, str | None]:
     if path.name == "schema.json":
         raise GoldDataError(
             "this is the schema; give a dialogues file, its folder or the corpus root",
             file=str(path),
         )
-    if path.suffix == ".jsonl":
-        records = [record for _lineno, record in iter_jsonl(path)]
-        blob: Blob = (str(path), records)
-    else:
-        blob = (str(path), read_json(path))
-    return [blob], _schema_near(path.parent), infer_split(path)
+    blob: Blob = (str(path), log.read_records(path))
+    return [blob], _schema_near(path.parent, log), infer_split(path)
 
 
 # ------------------------------------------------------------------------------------- sniffing

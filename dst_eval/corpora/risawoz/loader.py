@@ -37,7 +37,7 @@ from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
-from dst_eval.errors import GoldDataError, UsageError
+from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 
 CORPUS = "risawoz"
@@ -96,11 +96,12 @@ def _split_ids(path: Path, split: str, log: FileLog) -> set[str]:
         if id_file.is_file():
             table = log.read_json(id_file)
             if not isinstance(table, Mapping) or key not in table:
-                known = ", ".join(SPLIT_KEYS)
-                raise UsageError(f"unknown RiSAWOZ split {split!r} (known: {known})")
+                known = ", ".join(map(str, table)) if isinstance(table, Mapping) else "none"
+                raise GoldDataError(f"--split {split}: no such split in {SPLIT_ID_FILE} "
+                                    f"(it holds: {known})", file=str(id_file))
             return {str(i) for i in table[key]}
-    raise UsageError(f"--split {split} needs {SPLIT_ID_FILE} next to {path} "
-                     "(or give the split's own file)")
+    raise GoldDataError(f"--split {split} needs {SPLIT_ID_FILE} next to {path} "
+                        "(or give the split's own file)", file=str(path))
 
 
 def _split_from_name(path: Path) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from dst_eval.corpora.layout import FileLog
 from dst_eval.corpora.sgd.diagnose import diagnose_dialogue, located
 from dst_eval.corpora.sgd.records import (
     DIALOGUES,
@@ -26,12 +27,15 @@ from dst_eval.gold import ServiceSchema
 from dst_eval.jsonio import decode_typed, iter_jsonl, parse_json_bytes, read_bytes
 
 
-def read_dialogues(path: Path) -> list[Dialogue]:
-    """The native dialogue records of gold file ``path`` (native JSON, HF JSON or JSONL)."""
+def read_dialogues(path: Path, log: FileLog | None = None) -> list[Dialogue]:
+    """The native dialogue records of gold file ``path`` (native JSON, HF JSON or JSONL);
+    ``log`` records the file read."""
     file = str(path)
     if path.suffix == ".jsonl":
+        if log is not None:
+            return _convert(log.read_records(path), file)
         return _convert([record for _, record in iter_jsonl(path, error=GoldDataError)], file)
-    data = read_bytes(path)
+    data = log.read_bytes(path) if log is not None else read_bytes(path)
     try:
         return decode_typed(data, DIALOGUES, file=file)
     except msgspec.ValidationError:
@@ -67,11 +71,13 @@ def _convert(records: list, file: str) -> list[Dialogue]:
 # --------------------------------------------------------------------------- schema
 
 
-def read_schema(path: Path) -> dict[str, ServiceSchema]:
-    """``{service name: ServiceSchema}`` of a ``schema.json`` (native or HF columnar)."""
+def read_schema(path: Path, log: FileLog | None = None) -> dict[str, ServiceSchema]:
+    """``{service name: ServiceSchema}`` of a ``schema.json`` (native or HF columnar);
+    ``log`` records the file read."""
     file = str(path)
+    data = log.read_bytes(path) if log is not None else read_bytes(path)
     try:
-        services = decode_typed(read_bytes(path), SCHEMA, file=file)
+        services = decode_typed(data, SCHEMA, file=file)
         rows = [(s.service_name, s.slot_rows(), s.intent_names()) for s in services]
     except (msgspec.ValidationError, ValueError) as exc:
         raise GoldDataError(f"malformed schema: {exc}", file=file) from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
+from dst_eval.corpora.layout import FileLog
 from dst_eval.corpora.sgd.build import GoldBuilder
 from dst_eval.corpora.sgd.files import read_dialogues, read_schema
 from dst_eval.corpora.sgd.keys import flat_slot_key
@@ -34,14 +35,15 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
 
 def load_source(source: Source) -> GoldSet:
     """Load the gold of a located :class:`~dst_eval.corpora.sgd.locate.Source`."""
-    schema = read_schema(source.schema) if source.schema else {}
-    train = read_schema(source.train_schema) if source.train_schema else None
+    log = FileLog()
+    schema = read_schema(source.schema, log) if source.schema else {}
+    train = read_schema(source.train_schema, log) if source.train_schema else None
     builder = GoldBuilder(schema)
     dialogues: list[GoldDialogue] = []
     seen: set[str] = set()
     for path in source.files:
         file = str(path)
-        for record in read_dialogues(path):
+        for record in read_dialogues(path, log):
             if record.dialogue_id in seen:
                 raise GoldDataError("duplicate dialogue id", file=file,
                                     dialogue=record.dialogue_id)
@@ -57,4 +59,5 @@ def load_source(source: Source) -> GoldSet:
                                     for slot in s.categorical),
         schema=MappingProxyType(schema),
         seen_services=frozenset(train) if train is not None else None,
+        files=log.files,
     )

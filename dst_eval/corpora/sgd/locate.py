@@ -94,6 +94,9 @@ def locate(path: Path, split: str | None) -> Source:
     split = canonical_split(split)
     if path.is_file():
         own_split = canonical_split(path.parent.name)
+        if split and own_split in SPLITS and split != own_split:
+            raise GoldDataError(f"--split {split}: this file is in the {own_split!r} split's "
+                                "folder", file=str(path))
         return Source((path,), split or (own_split if own_split in SPLITS else None),
                       _existing(path.parent / "schema.json"),
                       _existing(path.parent.parent / "train" / "schema.json"), str(path))
@@ -103,7 +106,7 @@ def locate(path: Path, split: str | None) -> Source:
     if files:
         own = canonical_split(path.name)
         if split and own in SPLITS and split != own:
-            raise UsageError(f"{path} is the {own!r} split but split {split!r} was requested")
+            raise GoldDataError(f"{path} is the {own!r} split but split {split!r} was requested")
         return Source(tuple(files), split or (own if own in SPLITS else None),
                       _existing(path / "schema.json"),
                       _existing(path.parent / "train" / "schema.json"), str(path))
@@ -113,7 +116,7 @@ def locate(path: Path, split: str | None) -> Source:
             raise UsageError(f"{path} holds the splits {', '.join(available)}; "
                              "name one with --split")
         if split not in available:
-            raise UsageError(f"split {split!r} not found in {path} "
+            raise GoldDataError(f"split {split!r} not found in {path} "
                              f"(available: {', '.join(available)})")
         return Source(tuple(sorted((path / split).glob("dialogues_*.json"))), split,
                       _existing(path / split / "schema.json"),
@@ -125,7 +128,7 @@ def locate(path: Path, split: str | None) -> Source:
                              "name one with --split")
         key = split if split is not None else next(iter(hf))
         if key not in hf:
-            raise UsageError(f"split {split!r} not found in {path} "
+            raise GoldDataError(f"split {split!r} not found in {path} "
                              f"(available: {', '.join(sorted(hf))})")
         return Source((hf[key],), key or None, _existing(path / "schema.json"), None,
                       str(hf[key]))

@@ -38,10 +38,12 @@ class ChangeCounter:
             return gold is None and pred is None
         return self.match(pred, gold)
 
-    def step(self, gold: Mapping[str, tuple[str, ...]], pred: Mapping[str, str]
-             ) -> tuple[int, int, int, int, int]:
+    def step(self, gold: Mapping[str, tuple[str, ...]], pred: Mapping[str, str],
+             absent: bool = False) -> tuple[int, int, int, int, int]:
         """``(correct, wrong, over, missed, co_deleted)`` of this turn's changes; the
-        reference code's ``missed`` is ``missed + co_deleted``."""
+        reference code's ``missed`` is ``missed + co_deleted``. ``absent``: the turn has
+        no prediction (``pred`` is empty): every gold change of it is missed, nothing else
+        is counted."""
         if gold == self.last[0] and pred == self.last[1]:
             return 0, 0, 0, 0, 0  # nothing changed on either side
         self.last = (gold, pred)
@@ -58,6 +60,9 @@ class ChangeCounter:
         past_gold, past_pred = self.past_gold, self.past_pred
         gold_get, pred_get = past_gold.get, past_pred.get
         gold_diff = {k: v for k, v in gold_now.items() if gold_get(k, _ABSENT) != v}
+        if absent:
+            self.past_gold, self.past_pred = gold_now, pred_now
+            return 0, 0, 0, len(gold_diff), 0
         pred_diff = {k: v for k, v in pred_now.items() if pred_get(k, _ABSENT) != v}
 
         correct = wrong = over = missed = codel = 0

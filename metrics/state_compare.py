@@ -44,8 +44,8 @@ its gold: its predicted state is empty, ``jga = f1 = ta = iaga_num = rsa_num = 0
 ``rsa_den = 1`` (counted even when B_t = ∅), ``rsa_tstar = |B_t|`` (every gold slot a
 miss), ``fga@λ = 0`` (a new error: t_err = t), every domain of its dialogue fails
 ``dom_jga``, requested slots score ``req_f1 = 0`` with every requested slot a miss, and
-its active intents are wrong. The next turn's changes are taken against an empty
-previous prediction.
+its active intents are wrong, every gold change of it is a GCA miss. The next turn's
+changes are taken against an empty previous prediction.
 
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
@@ -258,7 +258,8 @@ def turn_table(
             correct / n_gold if n_gold else 0.0, 1 if n_gold else 0,
             correct / tstar if tstar else 0.0, 1 if tstar or unpredicted else 0, tstar,
             changes_ok,
-            correct / (tstar + wrong) if n_gold else 0.0, *changes.step(gold, pred),
+            correct / (tstar + wrong) if n_gold else 0.0,
+            *changes.step(gold, pred, unpredicted),
         ))
         b_prev, p_prev, prev_jga = gold, pred, jga
         t += 1

@@ -139,7 +139,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     log = FileLog()
     data, list_files, file = _read(path, log)
     named = infer_split(path)
-    split = _check_split(split, named, list_files, file)
+    split = _check_split(split, named, _held_splits(named, list_files, data), file)
     ids = _select(data, list_files, split, file) if split != named else list(data)
     memo: dict[tuple[str, bytes], _DomainRead] = {}
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
@@ -215,18 +215,23 @@ def _read(path: Path, log: FileLog
     return data, lists, str(path)
 
 
-def _held_splits(named: str | None, lists: dict[str, tuple[str, list[str]]]) -> list[str]:
-    """The splits a file holds: its own name's, else those its list files name."""
+def _held_splits(named: str | None, lists: dict[str, tuple[str, list[str]]],
+                 data: dict) -> list[str]:
+    """The splits a file holds: its own name's, else those its list files name (and
+    ``train`` when both lists exist and some dialogue is in neither)."""
     if named is not None:
         return [named]
-    held = [s for s in ("train", "dev", "test") if s in lists]
-    return ["train", *held] if len(held) == 2 else held
+    held = [s for s in ("dev", "test") if s in lists]
+    if len(held) == 2:
+        listed = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
+        if any(dialogue_key(did) not in listed for did in data):
+            held.insert(0, "train")
+    return held
 
 
-def _check_split(split: str | None, named: str | None,
-                 lists: dict[str, tuple[str, list[str]]], file: str) -> str | None:
+def _check_split(split: str | None, named: str | None, held: list[str],
+                 file: str) -> str | None:
     """The split to load (canonical name); refuses a split the gold does not hold."""
-    held = _held_splits(named, lists)
     if split is None:
         if named is None and len(held) > 1:
             raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "

@@ -13,6 +13,8 @@ JSON of another shape) is left to the caller, who knows what the shape means.
 
 from __future__ import annotations
 
+import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,3 +119,81 @@ def iter_jsonl(path: str | Path, *, error: ErrorType = GoldDataError) -> Iterato
             yield lineno, orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise error(f"line {lineno}: {_describe(exc, line)}", file=str(path)) from None
+
+
+# --------------------------------------------------------------------------- duplicate keys
+
+_KEY_END = re.compile(rb'"\s*:')
+_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
+
+
+def count_keys(obj: Any) -> int:
+    """The number of keys in every JSON object of a parsed document."""
+    n = 0
+    stack = [obj]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        kind = type(x)
+        if kind is dict:
+            n += len(x)
+            push(x.values())
+        elif kind is list:
+            push(x)
+    return n
+
+
+def may_have_duplicate_keys(data: bytes, parsed_keys: int) -> bool:
+    """A cheap check: False only when ``data`` certainly has no object key twice.
+
+    Every key ends with an unescaped ``"`` followed by ``:`` (whitespace allowed), which
+    occurs nowhere else outside strings; so the occurrences of ``":`` in the raw text are
+    an upper bound on the keys written. When that equals the ``parsed_keys`` the parser
+    kept, no key was merged (keys spelled with ``\\uXXXX`` escapes end alike).
+    """
+    raw = data.count(b'":')
+    if raw < parsed_keys or _SPACED_KEY.search(data):  # keys written as "key" : value
+        raw = len(_KEY_END.findall(data))
+    return raw != parsed_keys
+
+
+def find_duplicate_keys(data: bytes | str) -> list[tuple[tuple, str, int]]:
+    """Every object key given more than once, as ``(path, decoded key, count)``.
+
+    ``path`` is the tuple of keys and list indexes leading to the object (``()`` for the
+    top level). Keys are compared decoded, so ``"demo\\u0030001"`` and ``"demo0001"`` are
+    the same key. Slow (the standard parser with a hook): call it only when
+    :func:`may_have_duplicate_keys` says so.
+    """
+    found: dict[int, list[tuple[str, int]]] = {}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            counts: dict[str, int] = {}
+            for key, _ in pairs:
+                counts[key] = counts.get(key, 0) + 1
+            found[id(out)] = [(k, c) for k, c in counts.items() if c > 1]
+        return out
+
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        tree = json.loads(text, object_pairs_hook=hook)
+    except (ValueError, RecursionError):
+        return []
+    if not found:
+        return []
+    out: list[tuple[tuple, str, int]] = []
+    stack: list[tuple[tuple, Any]] = [((), tree)]
+    while stack:
+        path, x = stack.pop()
+        if type(x) is dict:
+            for key, count in found.get(id(x), ()):
+                out.append((path, key, count))
+            stack.extend((path + (k,), v) for k, v in x.items())
+        elif type(x) is list:
+            stack.extend((path + (i,), v) for i, v in enumerate(x))
+    out.sort(key=lambda item: [str(p) for p in item[0]])
+    return out

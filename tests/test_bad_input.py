@@ -252,3 +252,116 @@ def test_random_corruptions_only_raise_dst_eval_errors(tmp_path, sample):
             assert "\n" not in str(exc) and str(path) in str(exc)
             outcomes["error"] += 1
     assert outcomes["ok"] > 0 and outcomes["error"] > 0
+
+
+# --------------------------------------------------------------------------- duplicate keys
+
+
+def test_duplicate_dialogue_id_spelled_with_an_escape(tmp_path, capsys, sample):
+    # "demo\u0030001" decodes to "demo0001": the same key, compared decoded
+    text = '{"demo0001": [{"state": {}}], "demo0002": [], "demo\\u0030001": [{"state": {}}]}'
+    check_rejected(write(tmp_path, "dup.json", text), capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
+    spaced = '{"demo0001" : [], "demo0002" :[],\n"demo0001"\n: []}'
+    check_rejected(write(tmp_path, "dup.json", spaced), capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
+
+
+def _dup_cli(capsys, path: Path, gold: Path, dialogue: str, turn: int) -> None:
+    """A duplicate key is a warning (exit 0) by default and exit 3 under --strict."""
+    code, _ = run_cli(capsys, str(path), "--gold", str(gold))
+    assert code == 0
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert f"dialogue {dialogue}, turn {turn}" in line and "given 2 times" in line
+
+
+def test_slot_or_turn_key_twice_in_mwzeval_json(tmp_path, capsys, sample):
+    gold, preds = sample
+    dialogue = next(iter(preds))
+    text = json.dumps(preds)
+    first_turn = json.dumps(preds[dialogue][0])
+    assert text.count(first_turn) == 1
+    # a slot twice in the first state of the first dialogue (decoded: "\u0061rea" = "area")
+    twice = first_turn.replace('"state": {"restaurant": {',
+                               '"state": {"restaurant": {"\\u0061rea": "north", ', 1)
+    assert twice != first_turn and '"area"' in first_turn
+    path = write(tmp_path, "dup.json", text.replace(first_turn, twice))
+    read = read_predictions(path, corpus="multiwoz22")
+    [issue] = read.issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 0)
+    assert "'area' is given 2 times in state.restaurant" in issue.message
+    assert read.dialogues[dialogue][0].state["restaurant-area"] == \
+        preds[dialogue][0]["state"]["restaurant"]["area"]  # the last one, as documented
+    _dup_cli(capsys, path, gold, dialogue, 0)
+    # a turn key ("state") twice in one turn object
+    second = json.dumps(preds[dialogue][1])
+    path = write(tmp_path, "dup2.json", text.replace(second, '{"state": {}, ' + second[1:]))
+    [issue] = read_predictions(path, corpus="multiwoz22").issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert "'state' is given 2 times in the turn" in issue.message
+
+
+def test_duplicate_keys_in_jsonl(tmp_path, capsys, sample):
+    gold, preds = sample
+    dialogue = next(iter(preds))
+    lines = [json.dumps({"dialogue_id": dialogue, "turn_index": i, **turn})
+             for i, turn in enumerate(preds[dialogue])]
+    assert '"restaurant-' not in lines[1]  # nested states: no flat key clashes
+    lines[1] = lines[1].replace('"state": {', '"state": {"restaurant-name": "x", '
+                                '"restaurant-n\\u0061me": "y", ', 1)
+    path = write(tmp_path, "dup.jsonl", "\n".join(lines) + "\n")
+    read = read_predictions(path, corpus="multiwoz22")
+    [issue] = [i for i in read.issues if i.kind == "duplicate_key"]
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert issue.message.startswith("line 2: key 'restaurant-name' is given 2 times in state")
+    assert read.dialogues[dialogue][1].state["restaurant-name"] == "y"
+    _dup_cli(capsys, path, gold, dialogue, 1)
+    # the same records in a JSON array; and "turn_index" twice (the last one is read)
+    records = "[" + ",".join(lines) + "]"
+    path = write(tmp_path, "dup.json", records)
+    [issue] = read_predictions(path, corpus="multiwoz22", pred_format="jsonl").issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert issue.message.startswith("record 1: key 'restaurant-name' is given 2 times")
+    lines = lines[:1] + [lines[1].replace('"turn_index": 1', '"turn_index": 0, "turn_index": 1')]
+    path = write(tmp_path, "dup2.jsonl", "\n".join(lines))
+    [issue] = [i for i in read_predictions(path, corpus="multiwoz22").issues
+               if "'turn_index'" in i.message]
+    assert issue.kind == "duplicate_key"
+    assert "line 2: key 'turn_index' is given 2 times in the record" in issue.message
+    assert (issue.dialogue, issue.turn) == (dialogue, 1)
+
+
+def test_duplicate_keys_in_sgd_frames(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "sgd"
+    text = (gold / "dialogues_001.json").read_text(encoding="utf-8")
+    dialogues = json.loads(text)
+    for dialogue in dialogues:  # one value per slot: no hedged_value issues
+        for turn in dialogue["turns"]:
+            for frame in turn["frames"]:
+                values = frame.get("state", {}).get("slot_values", {})
+                values.update({slot: v[:1] for slot, v in values.items()})
+    text = json.dumps(dialogues)
+    assert dialogues[0]["turns"][2]["frames"][0]["state"]["slot_values"]["city"] == ["Oakland"]
+    clean = write(tmp_path, "clean.json", json.dumps(dialogues))
+    assert read_predictions(clean).issues == []
+    state = dialogues[0]["turns"][2]["frames"][0]["state"]
+    body = json.dumps(state["slot_values"])
+    state["slot_values"] = "SLOTS"
+    doc = json.dumps(dialogues).replace('"SLOTS"', '{"city": ["Nowhere"], ' + body[1:], 1)
+    path = write(tmp_path, "dup.json", doc)
+    read = read_predictions(path)
+    [issue] = read.issues
+    # position 2 in 'turns' is the second user turn: turn 1
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", "sample_001", 1)
+    assert "key 'city' given 2 times in 0.turns.2.frames.0.state.slot_values" in issue.message
+    assert dict(read.dialogues["sample_001"][1].frames[0].slot_values)["city"] == ("Oakland",)
+    _dup_cli(capsys, path, gold, "sample_001", 1)
+    # {dialogue_id: dialogue} with an id twice
+    by_id = {d["dialogue_id"]: d for d in json.loads(text)}
+    first = json.dumps(by_id["sample_001"])
+    doc = json.dumps(by_id)[:-1] + ', "sample_001": ' + first + "}"
+    [issue] = read_predictions(write(tmp_path, "dup2.json", doc)).issues
+    assert (issue.kind, issue.dialogue) == ("duplicate_key", None)
+    assert "key 'sample_001' given 2 times in the top-level object" in issue.message

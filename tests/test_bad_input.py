@@ -3,9 +3,13 @@ traceback -- through :func:`read_predictions` and through the command line."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import random
+import signal
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -365,3 +369,82 @@ def test_duplicate_keys_in_sgd_frames(tmp_path, capsys, gold_samples):
     [issue] = read_predictions(write(tmp_path, "dup2.json", doc)).issues
     assert (issue.kind, issue.dialogue) == ("duplicate_key", None)
     assert "key 'sample_001' given 2 times in the top-level object" in issue.message
+
+
+# --------------------------------------------------------------------------- special files
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 30):
+    """Fail instead of hanging forever when a FIFO is opened (SIGALRM interrupts open())."""
+    def alarm(*_):
+        raise AssertionError(f"hung for {seconds} s")
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_fifo_and_broken_symlink_are_refused(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "multiwoz22"
+    preds = gold / "predictions.json"
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    broken = tmp_path / "broken.json"
+    broken.symlink_to(tmp_path / "nowhere.json")
+    folder = tmp_path / "sgd-preds"
+    folder.mkdir()
+    (folder / "dialogues_001.json").write_bytes((gold_samples / "sgd" / "dialogues_001.json")
+                                                .read_bytes())
+    os.mkfifo(folder / "dialogues_002.json")
+    cases = [((str(fifo), "--gold", str(gold)), 3, f"{fifo}: not a regular file or directory "
+              "but a named pipe (FIFO); refused"),
+             ((str(folder), "--gold", str(gold_samples / "sgd")), 3,
+              f"{folder / 'dialogues_002.json'}: not a regular file or directory but a named "
+              "pipe (FIFO)"),
+             ((str(broken), "--gold", str(gold)), 3,
+              f"{broken}: broken symbolic link (its target does not exist)"),
+             ((str(preds), "--gold", str(fifo)), 4, f"{fifo}: not a regular file or directory"),
+             ((str(preds), "--gold", str(fifo), "--corpus", "multiwoz22"), 4,
+              f"{fifo}: not a regular file or directory"),
+             ((str(preds), "--gold", str(broken)), 4, f"{broken}: broken symbolic link")]
+    for argv, exit_code, message in cases:
+        with no_hang():
+            code, err = run_cli(capsys, *argv)
+        assert code == exit_code, argv
+        [line] = err.strip().splitlines()
+        assert message in line, line
+
+
+def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "multiwoz22"
+    preds = gold / "predictions.json"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    archive = tmp_path / "gold.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in ("dialogues_001.json", "schema.json"):
+            out.write(gold / name, name)
+    truncated = write(tmp_path, "truncated.zip", archive.read_bytes()[:archive.stat().st_size // 2])
+    for argv, message in (((str(preds), "--gold", str(empty)), "the gold directory is empty"),
+                          ((str(preds), "--gold", str(preds)), "(is it gold data?)"),
+                          ((str(preds), "--gold", str(truncated), "--corpus", "multiwoz22"),
+                           "not a valid zip file"),
+                          ((str(preds), "--gold", str(truncated)), "(is it gold data?)")):
+        code, err = run_cli(capsys, *argv)
+        [line] = err.strip().splitlines()
+        assert code == 4 and message in line, (argv, line)
+    # the same gold with a UTF-8 byte order mark in front of every JSON file: same scores
+    code, _ = run_cli(capsys, str(preds), "--gold", str(gold))
+    plain = json.loads(run_cli.out)
+    bom = tmp_path / "bom"
+    bom.mkdir()
+    for name in ("dialogues_001.json", "schema.json"):
+        (bom / name).write_bytes(b"\xef\xbb\xbf" + (gold / name).read_bytes())
+    code_bom, _ = run_cli(capsys, str(preds), "--gold", str(bom))
+    assert code == code_bom == 0
+    assert json.loads(run_cli.out)["scores"] == plain["scores"]
+    assert plain["scores"]

@@ -47,7 +47,13 @@ from msgspec import Struct
 from dst_eval.corpora.sgd.keys import SlotKeys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import SlotSpan
-from dst_eval.jsonio import decode_typed, iter_zip_bytes, parse_json_bytes, read_bytes
+from dst_eval.jsonio import (
+    check_path,
+    decode_typed,
+    iter_zip_bytes,
+    parse_json_bytes,
+    read_bytes,
+)
 from dst_eval.predictions.duplicates import may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 
@@ -431,8 +437,7 @@ def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
 def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
     path = Path(path)
-    if not path.exists():
-        raise PredictionError("prediction path does not exist", file=str(path))
+    check_path(path, error=PredictionError)
     documents, issues = _documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}

@@ -448,3 +448,47 @@ def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_sampl
     assert code == code_bom == 0
     assert json.loads(run_cli.out)["scores"] == plain["scores"]
     assert plain["scores"]
+
+
+# --------------------------------------------------------------------------- markup, injection
+
+EVIL_IDS = ["[/x]", "evil\nfile.json: dialogue y: forged error",  # 5: all shown in messages
+            "[details](https://x.example)<img src=x onerror=alert(1)>", "rtl\u202etxt",
+            "bell\x07\x1b[31m"]
+
+
+def test_hostile_dialogue_ids_are_escaped_for_every_destination(tmp_path, capsys, sample,
+                                                                 monkeypatch):
+    gold, preds = sample
+    evil = dict(preds) | {i: [{"state": {}}] for i in EVIL_IDS}
+    path = write(tmp_path, "evil.json", json.dumps(evil))
+    # one-line errors: control and bidi characters escaped, no second (forged) line
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert "evil\\nfile.json: dialogue y: forged error" in line and "rtl\\u202etxt" in line
+    assert "bell\\x07\\x1b[31m" in line and "\x1b" not in line and "\u202e" not in line
+    # Markdown (appended to $GITHUB_STEP_SUMMARY in CI): no link, image, HTML or line break
+    assert main([str(path), "--gold", str(gold), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    [warning] = [x for x in out.splitlines() if "not in the gold data" in x]
+    assert "\\[details\\]\\(https://x.example\\)" in warning
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in warning
+    assert "<" not in warning.replace("\\<", "")
+    assert "](" not in warning.replace("\\](", "") and "\\[/x\\]" in warning
+    # the rich table on a terminal: "[/x]" is no closing tag, nothing crashes
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    assert main([str(path), "--gold", str(gold), "--format", "table"]) == 0
+    captured = capsys.readouterr()
+    assert "[/x]" in captured.out + captured.err and "Traceback" not in captured.err
+
+
+def test_escape_helpers():
+    from dst_eval.escape import html, markdown, one_line, rich
+
+    assert one_line("a\nb\tc\x00\u202e\u2066\\") == "a\\nb\\tc\\x00\\u202e\\u2066\\"
+    assert one_line("plain Ünïcode 中文") == "plain Ünïcode 中文"
+    assert markdown("[a](b) <i>|*_x_*") == "\\[a\\]\\(b\\) \\<i\\>\\|\\*\\_x\\_\\*"
+    assert html('<a href="x">&\n') == "&lt;a href=&quot;x&quot;&gt;&amp;\\n"
+    assert rich("[/x] [bold]") == "\\[/x] \\[bold]"

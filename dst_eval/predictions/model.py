@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from dst_eval.escape import one_line
 from dst_eval.gold import dialogue_key
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -65,7 +66,8 @@ class Issue:
         if self.turn is not None:
             where.append(f"turn {self.turn}")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        return one_line(text)  # ids with newlines or bidi characters cannot forge a line
 
 
 @dataclass

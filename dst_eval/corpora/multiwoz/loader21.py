@@ -394,7 +394,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
         if metadata is None:
             raise GoldDataError("system turn 'metadata' must be an object", **where,
                                 turn=user_index + 1)
-        raws = tuple((domain, bytes(value)) for domain, value in metadata.items())
+        raws = tuple([(domain, bytes(value)) for domain, value in metadata.items()])
         if previous is not None and raws == previous[0]:
             _raws, frozen, services, belief, booked_now = previous
         else:
@@ -422,7 +422,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
             previous = (raws, frozen, services, belief, booked_now)
         spans = system.span_info
         if isinstance(spans, list):
-            spans = tuple(tuple(s) if isinstance(s, list) else s for s in spans)
+            spans = tuple([tuple(s) if type(s) is list else s for s in spans])
         turns.append(GoldTurn(
             dialogue_id=dialogue_id,
             turn_index=len(turns),

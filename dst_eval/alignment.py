@@ -39,6 +39,8 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from types import MappingProxyType
 
+import msgspec
+
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
 from dst_eval.predictions.common import show
@@ -179,7 +181,7 @@ def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> Pr
             checker.domain(d) != d for d in turn.active_intents):
         changes["active_intents"] = MappingProxyType(
             {checker.domain(d): i for d, i in turn.active_intents.items()})
-    return replace(turn, **changes) if changes else turn
+    return msgspec.structs.replace(turn, **changes) if changes else turn
 
 
 # --------------------------------------------------------------------------- value checks

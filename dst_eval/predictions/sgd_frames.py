@@ -30,7 +30,8 @@ and skips the rest (utterances, actions, service results); only a file that does
 the types (odd values, structural problems) is parsed generically and repaired or
 diagnosed first (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
-the previous turn's state mappings, intent maps and service tuples.
+the previous turn's state mappings, intent maps and service tuples, and (per file) names,
+intents and value tuples.
 """
 
 from __future__ import annotations
@@ -172,6 +173,7 @@ class _Builder:
         self.names: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
+        self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
         turns = record.turns
@@ -224,6 +226,8 @@ class _Builder:
             raise _Malformed("missing key 'slot_values'")
         service = self.names.setdefault(service, service)
         intent = state.active_intent
+        if intent is not None:
+            intent = self.names.setdefault(intent, intent)
         requested = state.requested_slots
         last = states.get(service)
         if last is not None and last[0] == values:
@@ -232,7 +236,7 @@ class _Builder:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            mapping, problems = _kept_values(values)
+            mapping, problems = _kept_values(self._pooled(values))
             flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
                     if mapping else _EMPTY)
             states[service] = (values, mapping, flat, problems)
@@ -242,6 +246,13 @@ class _Builder:
         if spans is not None:
             spans = self._spans(spans, dialogue_id, index) if spans else ()
         return PredFrame(service, intent, requested, mapping, spans), flat
+
+    def _pooled(self, values: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        """``values`` with each slot name and value tuple replaced by its first equal one
+        in the file (cumulative states repeat them from turn to turn)."""
+        names, pool = self.names, self.values
+        return {names.setdefault(slot, slot): pool.setdefault(value, value)
+                for slot, value in values.items()}
 
     def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
                service: str, dialogue_id: str, index: int) -> None:

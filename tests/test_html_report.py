@@ -455,8 +455,8 @@ def test_browser_check_catches_errors(chromium, page, tmp_path):
 
 # ---- a real test set --------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def multiwoz_test_page(shared_dir) -> tuple[str, Any]:
-    gold = load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip", split="test")
+def multiwoz_test_page(shared_dir, mwz21_test_gold) -> tuple[str, Any]:
+    gold = mwz21_test_gold  # conftest: load_gold(test.json.zip, split="test"), loaded once
     predictions = shared_dir / "reference" / "mwzeval" / "predictions" / "pptod.json"
     report = evaluate(predictions, gold=gold, by=("domain", "slot", "depth"))
     return render_report_html(report), gold

@@ -44,8 +44,8 @@ MISSING10 = ("--mode", "drop", "--every", "5", "--drop-dialogues", "10")
 
 
 @pytest.fixture(scope="session")
-def sgd_dev(shared_dir: Path) -> GoldSet:
-    return sgd.load(shared_dir / "corpora" / "sgd" / "dev")
+def sgd_dev(sgd_dev_gold: GoldSet) -> GoldSet:
+    return sgd_dev_gold  # conftest: loaded once per test process
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """Shared fixtures. ``shared_dir`` is the one way tests reach ``../shared``.
 
-Loaded corpora are session fixtures (``mwz21_test_gold``, ``sgd_dev_gold``): read once per
+Loaded corpora are session fixtures (``mwz21_test_gold``, ``sgd_dev_gold``,
+``crosswoz_test_gold``): read once per
 test process and shared by every test module (a :class:`~dst_eval.gold.GoldSet` is
 immutable). Under pytest-xdist (``-n auto --dist loadgroup``, the README's command) each
 worker is one process; :data:`XDIST_GROUPS` keeps the tests of a module whose expensive
@@ -59,6 +60,14 @@ def sgd_dev_gold(shared_dir: Path):
     from dst_eval.corpora.sgd import loader
 
     return loader.load(shared_dir / "corpora" / "sgd" / "dev")
+
+
+@pytest.fixture(scope="session")
+def crosswoz_test_gold(shared_dir: Path):
+    """CrossWOZ test (``corpora/crosswoz/test.json.zip``), loaded once."""
+    from dst_eval.corpora.crosswoz import loader
+
+    return loader.load(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
 
 
 XDIST_GROUPS = {

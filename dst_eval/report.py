@@ -226,12 +226,27 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
                   markup=False)
     if result.groups:
         keys = _group_keys(result.groups)
-        breakdown = Table(title="breakdown")
-        breakdown.add_column("group", overflow="fold")
-        for key in keys:
-            breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
-        for group, metrics in group_rows(result, width):
-            breakdown.add_row(escape(group), *(metrics.get(k, "") for k in keys))
+        grouped = group_rows(result, width)
+        wide = (max(len(one_line(g)) for g, _ in grouped) + 3
+                + sum(max(len(_header(k)), *(len(m.get(k, "")) for _, m in grouped)) + 3
+                      for k in keys))
+        if wide <= console.width:
+            breakdown = Table(title="breakdown")
+            breakdown.add_column("group", overflow="fold")
+            for key in keys:
+                breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
+            for group, metrics in grouped:
+                breakdown.add_row(escape(one_line(group)), *(metrics.get(k, "") for k in keys))
+        else:  # too wide for the terminal: one row per value rather than folded cells
+            breakdown = Table(title="breakdown")
+            for name, justify in (("group", "left"), ("metric", "left"), ("value", "right"),
+                                  ("unit", "left")):
+                breakdown.add_column(name, justify=justify, overflow="fold")
+            for group, metrics in grouped:
+                for key in keys:
+                    if key in metrics:
+                        breakdown.add_row(escape(one_line(group)), escape(key), metrics[key],
+                                          shown_unit(key))
         console.print(breakdown)
     coverage = _coverage_line(result)
     if coverage:

@@ -285,3 +285,10 @@ def threading_sleep() -> None:
     import threading
 
     threading.Event().wait(0.005)
+
+
+def test_metrics_limit_breakdown_columns_but_keep_counts(capsys):
+    code, out, _ = run(capsys, *sample("--profile", "mwzeval", "--by", "domain", "-m",
+                                       "slot_f1", "-f", "json"))
+    groups = json.loads(out)["groups"]
+    assert code == 0 and all(list(g) == ["slot_f1", "tp", "fp", "fn"] for g in groups.values())

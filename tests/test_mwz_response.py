@@ -236,9 +236,9 @@ def test_gold_files_must_cover_every_dialogue(mwz21_dir: Path, tmp_path: Path) -
 
 
 @pytest.fixture(scope="session")
-def gold_responses(mwz21_dir: Path) -> dict[str, list[dict]]:
+def gold_responses(mwz21_test_gold) -> dict[str, list[dict]]:
     """The gold system turns delexicalised (not yet normalised), as a system would output."""
-    gold_set = loader21.load(mwz21_dir / "test.json.zip")
+    gold_set = mwz21_test_gold  # conftest: the same dialogues as loader21.load(test.json.zip)
     return {
         dialogue_key(d.dialogue_id): [
             {"response": delexicalize_word_spans(t.system_response,

@@ -79,7 +79,7 @@ def run_report(argv: Sequence[str]) -> int:
     console = Console(stderr=True)
     with stage(console, "scoring…"):
         gold = as_gold(args.gold, options)
-        predictions = as_predictions(args.predictions, gold.corpus, options)
+        predictions = as_predictions(args.predictions, gold.corpus, options, gold)
         report = report_with_breakdowns(predictions, gold, options)
     page = render_report_html(report, title=args.title)
     try:

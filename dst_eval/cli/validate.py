@@ -27,7 +27,7 @@ def run_validate(argv: Sequence[str]) -> int:
     from dst_eval.api import as_gold, as_predictions
 
     gold = as_gold(args.gold, options)
-    predictions = as_predictions(args.predictions, gold.corpus, options)
+    predictions = as_predictions(args.predictions, gold.corpus, options, gold)
     alignment = align(gold, predictions, strict=options.strict)
     summary = alignment.summary()
     print(f"{predictions.source}: {predictions.format} format, "

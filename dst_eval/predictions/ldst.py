@@ -1,0 +1,87 @@
+"""LDST / DST-as-prompting result lines (WoodScene/LDST ``generate_*.py``; the index lines
+of chiahsuan156/DST-as-Prompting's ``preprocess_*_prompt_by_slot.py``)::
+
+    data.json|||PMUL1234.json|||1|||0|||hotel|||pricerange|||['cheap']
+    data.json|||PMUL1234.json|||1|||0|||hotel|||area|||['NONE']
+
+One line per user turn x slot: ``file|||dialogue|||utt_index|||frame|||domain|||slot|||
+[value]``. ``utt_index`` is the utterance position in the dialogue: the system entry of
+``log`` for the data.json layout (odd), the user turn of the SGD / MultiWOZ 2.2 layout
+(even); either way the 0-based user turn is ``utt_index // 2``. The answer is the Python
+list the generator printed (``['cheap']``); ``NONE`` is the format's marker of an unset
+slot and is dropped, exactly as the DST-as-prompting postprocessing skips it; ``[]``
+(a slot the run did not ask about) predicts nothing. Any other value is kept verbatim;
+a list of several values is reported as hedged (the first is used).
+
+The dialogue field must be the dialogue id (the data.json layout); the SGD / 2.2
+layouts, where it is the position within ``file``, are refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from dst_eval.predictions.adapted import TurnTable
+from dst_eval.predictions.common import show
+from dst_eval.predictions.model import PredictionSet
+
+FORMAT = "ldst"
+SEP = "|||"
+FIELDS = 7
+UNSET = "NONE"
+
+
+def looks_like(data: bytes) -> bool:
+    head = data.lstrip()[:2000].split(b"\n", 1)[0]
+    return head.count(SEP.encode()) == FIELDS - 1
+
+
+def _answer(raw: str, table: TurnTable, where: str) -> Any:
+    try:
+        value = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise table.error(f"{where}: the answer {show(raw)} is not a Python list such as "
+                          "['cheap']") from None
+    if type(value) is str:
+        value = [value]
+    if type(value) is not list:
+        raise table.error(f"{where}: the answer {show(raw)} is not a list")
+    return value
+
+
+def read_ldst(data: bytes, file: str, corpus: str | None) -> PredictionSet:
+    table = TurnTable(file, corpus, FORMAT)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise table.error(f"not valid UTF-8 ({exc})") from None
+    turns: dict[tuple[str, int], list[tuple[str, Any]]] = {}
+    places: dict[tuple[str, int], str] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {lineno}"
+        fields = line.split(SEP, FIELDS - 1)
+        if len(fields) != FIELDS:
+            raise table.error(f"{where}: expected 7 '|||'-separated fields "
+                              "file|||dialogue|||utt_index|||frame|||domain|||slot|||[value], "
+                              f"found {len(fields)}")
+        source, raw_dialogue, utt, _frame, domain, slot, answer = fields
+        if raw_dialogue.isdigit() and not source.endswith("data.json"):
+            raise table.error(f"{where}: the dialogue field {raw_dialogue!r} is a position in "
+                              f"{source!r}, not a dialogue id; write the dialogue id "
+                              "(the data.json layout) or convert to JSONL")
+        dialogue = table.dialogue_id(raw_dialogue, where)
+        turn = table.turn_index(utt, f"{where} utt_index", dialogue) // 2
+        values = _answer(answer, table, where)
+        places.setdefault((dialogue, turn), where)
+        pairs = turns.setdefault((dialogue, turn), [])
+        if not values or values == [UNSET]:
+            continue
+        pairs.append((f"{domain}-{slot}", values[0] if len(values) == 1 else values))
+    if not places:
+        raise table.error("no result lines")
+    for (dialogue, turn), pairs in turns.items():
+        table.add(dialogue, turn, places[(dialogue, turn)], pairs=pairs, raw_state=pairs)
+    return table.build()

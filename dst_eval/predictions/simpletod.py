@@ -9,7 +9,8 @@ One entry per user turn, in order. An item is ``domain slot value`` separated by
 a slot ``book <x>`` takes two words (``hotel book people 2``), any other slot one -- the
 slot names of SimpleTOD's MultiWOZ preprocessing (``pricerange``, ``leaveAt``,
 ``book day``, ...). The value is the rest of the item, verbatim. ``<|endoftext|>`` and
-``<|endofbelief|>`` tokens are removed and blank items skipped (SimpleTOD writes
+``<|endofbelief|>`` tokens and the whitespace around an item are removed (as
+``compute_joint_acc.py`` does) and blank items skipped (SimpleTOD writes
 ``[""]`` for a turn without belief); an item of fewer than three words is reported
 (Issue ``malformed_item``) and not scored.
 
@@ -65,6 +66,7 @@ def _pairs(items: Any, table: TurnTable, dialogue: str, turn: int) -> list[tuple
                               dialogue, turn)
         for token in TOKENS:
             item = item.replace(token, "")
+        item = item.strip()
         words = item.split()
         if not words:
             continue

@@ -43,9 +43,13 @@ def shard_files(path: Path, forced: str | None,
                    and p.suffix.lower() in SUFFIXES)
     if not files:
         return None
-    if forced is None and detect(files[0]) == "sgd":
-        return None
-    return files
+    try:
+        detected = detect(files[0])
+    except PredictionError:
+        if forced is None:
+            raise
+        detected = forced  # the forced format's reader names the problem
+    return None if detected == "sgd" else files
 
 
 def merge_shards(files: list[Path], read: Callable[[Path], PredictionSet],

@@ -240,12 +240,39 @@ def test_ldst_none_marker_and_empty_answer(tmp_path):
     assert [i.kind for i in predictions.issues] == ["missing_turn"]
 
 
-def test_ldst_positional_dialogue_refused(tmp_path):
-    path = tmp_path / "r.txt"
-    path.write_text("dialogues_001.json|||0|||0|||0|||hotel|||area|||['east']\n",
-                    encoding="utf-8")
-    with pytest.raises(PredictionError, match="position in 'dialogues_001.json'"):
-        read_predictions(path)
+def _sgd_ldst_lines(gold_dir: Path) -> list[str]:
+    """The SGD sample gold as LDST lines: dialogue = position in dialogues_001.json,
+    utt_index = the USER turn's position in ``turns``."""
+    dialogues = json.loads((gold_dir / "dialogues_001.json").read_text(encoding="utf-8"))
+    lines = []
+    for position, dialogue in enumerate(dialogues):
+        for utt, turn in enumerate(dialogue["turns"]):
+            if turn["speaker"] != "USER":
+                continue
+            for frame_index, frame in enumerate(turn["frames"]):
+                for slot, values in frame["state"]["slot_values"].items():
+                    lines.append(f"dialogues_001.json|||{position}|||{utt}|||{frame_index}|||"
+                                 f"{frame['service']}|||{slot}|||{[values[0]]!r}")
+                lines.append(f"dialogues_001.json|||{position}|||{utt}|||{frame_index}|||"
+                             f"{frame['service']}|||unasked_slot|||[]")
+    return lines
+
+
+def test_ldst_positions_in_sgd_files_are_resolved_from_the_gold_folder(tmp_path,
+                                                                         gold_samples):
+    gold_dir = gold_samples / "sgd"
+    lines = _sgd_ldst_lines(gold_dir)
+    path = tmp_path / "results.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    predictions = read_predictions(path)
+    assert "dialogues_001.json#0" in predictions.dialogues
+    result = evaluate(path, gold=gold_dir)
+    assert result.scores["joint_goal_accuracy"] == 1.0
+    assert result.coverage["coverage"] == 1.0 and result.coverage["extra_dialogues"] == 0
+    wrong = [line.replace("dialogues_001.json", "dialogues_009.json") for line in lines]
+    path.write_text("\n".join(wrong) + "\n", encoding="utf-8")
+    with pytest.raises(PredictionError, match="not in the gold folder"):
+        evaluate(path, gold=gold_dir)
 
 
 def test_simpletod_plain_belief_strings(tmp_path):

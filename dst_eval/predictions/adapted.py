@@ -32,6 +32,9 @@ EMBEDDED_GOLD = "embedded_gold"
 """Metadata key: ``{(dialogue, turn): frozenset of slot keys the file's own gold fills}``."""
 ORDER_ALIGNED = "order_aligned"
 """Metadata key: dialogues are positions (``#0``, ``#1``, ...) in the gold split's order."""
+POSITIONAL = "positional"
+"""Metadata key: some dialogues are named ``<gold file><POSITION><index in that file>``."""
+POSITION = "#"
 GAP = PredTurn()
 
 

@@ -8,6 +8,11 @@
   for MultiWOZ). Each dialogue must have the gold's number of turns and, turn by turn,
   the embedded gold must fill exactly the slots the gold fills; any difference refuses
   the file (:class:`PredictionError`, exit 3, naming the sample's dialogue and turn).
+* **Positional dialogues** (LDST / DST-as-prompting lines of the SGD and MultiWOZ 2.2
+  layouts, metadata :data:`~dst_eval.predictions.adapted.POSITIONAL`): dialogue
+  ``dialogues_001.json#7`` is the 8th dialogue of ``dialogues_001.json`` in the gold's
+  split directory (``--gold``); a file that is not there, or a position past its end,
+  refuses the predictions (exit 3).
 * **Embedded gold** (metadata :data:`~dst_eval.predictions.adapted.EMBEDDED_GOLD`): the
   slots the file's own gold fills are compared with the slots the gold fills, per turn,
   restricted to the slots the file's gold ever names (TRADE's 30 slots, ...). It is
@@ -21,11 +26,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, dialogue_key
-from dst_eval.predictions.adapted import EMBEDDED_GOLD, ORDER_ALIGNED
+from dst_eval.jsonio import read_json
+from dst_eval.predictions.adapted import EMBEDDED_GOLD, ORDER_ALIGNED, POSITION, POSITIONAL
 from dst_eval.predictions.model import Issue, PredictionSet
 
 MAX_MISMATCH_SHARE = 0.5
@@ -35,6 +42,8 @@ def bind_to_gold(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     metadata = predictions.metadata
     if metadata.get(ORDER_ALIGNED):
         predictions = _by_order(predictions, gold)
+    if metadata.get(POSITIONAL):
+        predictions = _by_position(predictions, gold)
     embedded = predictions.metadata.get(EMBEDDED_GOLD)
     if embedded:
         _check_embedded(predictions, gold, embedded)
@@ -85,6 +94,38 @@ def _by_order(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     metadata = dict(predictions.metadata)
     metadata.pop(ORDER_ALIGNED)
     metadata[EMBEDDED_GOLD] = MappingProxyType(moved)
+    return PredictionSet(predictions.source, predictions.format, renamed, predictions.issues,
+                         MappingProxyType(metadata))
+
+
+def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
+    source = Path(gold.source)
+    folder = source if source.is_dir() else source.parent
+    ids: dict[str, list[str]] = {}
+    renamed: dict = {}
+    for name, turns in predictions.dialogues.items():
+        file, sep, position = name.rpartition(POSITION)
+        if not sep or not position.isdigit() or not file:
+            renamed[name] = turns
+            continue
+        if file not in ids:
+            path = folder / file
+            if not path.is_file():
+                raise PredictionError(f"the dialogue field is a position in {file!r}, which "
+                                      f"is not in the gold folder {folder}; give the split "
+                                      "directory as --gold", file=predictions.source,
+                                      dialogue=name)
+            document = read_json(path, error=PredictionError)
+            if not isinstance(document, list):
+                raise PredictionError(f"{path} is not a list of dialogues, so positions in it "
+                                      "name nothing", file=predictions.source, dialogue=name)
+            ids[file] = [str(d.get("dialogue_id")) if isinstance(d, dict) else "" for d in document]
+        if int(position) >= len(ids[file]):
+            raise PredictionError(f"position {position} is past the {len(ids[file])} "
+                                  f"dialogues of {file}", file=predictions.source, dialogue=name)
+        renamed[ids[file][int(position)]] = turns
+    metadata = dict(predictions.metadata)
+    metadata.pop(POSITIONAL)
     return PredictionSet(predictions.source, predictions.format, renamed, predictions.issues,
                          MappingProxyType(metadata))
 

@@ -13,8 +13,11 @@ slot and is dropped, exactly as the DST-as-prompting postprocessing skips it; ``
 (a slot the run did not ask about) predicts nothing. Any other value is kept verbatim;
 a list of several values is reported as hedged (the first is used).
 
-The dialogue field must be the dialogue id (the data.json layout); the SGD / 2.2
-layouts, where it is the position within ``file``, are refused with a clear message.
+The dialogue field is the dialogue id in the data.json layout. In the SGD / MultiWOZ 2.2
+layouts it is the dialogue's position within ``file`` (``dialogues_001.json|||0|||...``):
+such dialogues are named ``dialogues_001.json#0`` here and resolved once the gold is
+loaded (:mod:`dst_eval.predictions.bind`), from the file of that name in the gold's
+split directory; without that file the predictions are refused (exit 3).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable
+from dst_eval.predictions.adapted import POSITION, POSITIONAL, TurnTable
 from dst_eval.predictions.common import show
 from dst_eval.predictions.model import PredictionSet
 
@@ -69,10 +72,13 @@ def read_ldst(data: bytes, file: str, corpus: str | None) -> PredictionSet:
                               f"found {len(fields)}")
         source, raw_dialogue, utt, _frame, domain, slot, answer = fields
         if raw_dialogue.isdigit() and not source.endswith("data.json"):
-            raise table.error(f"{where}: the dialogue field {raw_dialogue!r} is a position in "
-                              f"{source!r}, not a dialogue id; write the dialogue id "
-                              "(the data.json layout) or convert to JSONL")
-        dialogue = table.dialogue_id(raw_dialogue, where)
+            if not source.strip() or "/" in source or "\\" in source or ".." in source:
+                raise table.error(f"{where}: the dialogue field {raw_dialogue!r} is a "
+                                  f"position in {source!r}, which is not a file name")
+            dialogue = table.dialogue_id(f"{source}{POSITION}{int(raw_dialogue)}", where)
+            table.metadata[POSITIONAL] = True
+        else:
+            dialogue = table.dialogue_id(raw_dialogue, where)
         turn = table.turn_index(utt, f"{where} utt_index", dialogue) // 2
         values = _answer(answer, table, where)
         places.setdefault((dialogue, turn), where)

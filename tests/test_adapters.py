@@ -269,6 +269,17 @@ def test_ldst_positions_in_sgd_files_are_resolved_from_the_gold_folder(tmp_path,
     result = evaluate(path, gold=gold_dir)
     assert result.scores["joint_goal_accuracy"] == 1.0
     assert result.coverage["coverage"] == 1.0 and result.coverage["extra_dialogues"] == 0
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    half = len(lines) // 2
+    (shards / "results_0.txt").write_text("\n".join(lines[:half]) + "\n", encoding="utf-8")
+    (shards / "results_1.txt").write_text("\n".join(lines[half:]) + "\n", encoding="utf-8")
+    assert evaluate(shards, gold=gold_dir).scores["joint_goal_accuracy"] == 1.0
+    (shards / "results_1.txt").write_text("\n".join(lines[half - 1:]) + "\n",
+                                          encoding="utf-8")  # one line in both shards
+    with pytest.raises(PredictionError, match=f"results_0.txt line {half} and .*results_1"):
+        read_predictions(shards)
+    (shards / "results_1.txt").unlink()
     wrong = [line.replace("dialogues_001.json", "dialogues_009.json") for line in lines]
     path.write_text("\n".join(wrong) + "\n", encoding="utf-8")
     with pytest.raises(PredictionError, match="not in the gold folder"):

@@ -47,7 +47,9 @@ _BOM = b"\xef\xbb\xbf"
 _EXPECTED = (
     "expected an mwzeval-style object {dialogue_id: [turn, ...]}, JSONL records "
     '{"dialogue_id", "turn_index", "state"} (one per line or in a JSON array), or '
-    "SGD dialogues with frames; name the format with --pred-format if it is one of these"
+    "SGD dialogues with frames, or a DST system's own output (trade, somdst, trippy, "
+    "simpletod, icdst, ldst, convlab, jmultiwoz); name the format with --pred-format if it "
+    "is one of these"
 )
 
 

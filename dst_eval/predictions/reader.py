@@ -44,6 +44,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import DstEvalError, PredictionError, UsageError
+from dst_eval.jsonio import read_bytes
 from dst_eval.predictions import (
     convlab_unified,
     icdst,
@@ -145,6 +146,10 @@ def read_predictions(path: str | Path, *, pred_format: str | None = None,
     shards = shard_files(path, pred_format, detect_format)
     if shards is not None:
         if len(shards) > 1:
+            if (pred_format or detect_format(shards[0])) == "ldst":  # lines, not turns
+                return ldst.read_ldst_files(
+                    [(str(f), read_bytes(f, error=PredictionError)) for f in shards],
+                    str(path), corpus)
             return merge_shards(shards, lambda shard: read_predictions(
                 shard, pred_format=pred_format, corpus=corpus), str(path))
         path = shards[0]

@@ -9,7 +9,9 @@ must have the same format. A dialogue may be split across shards, but a turn pre
 in two files is an error (exit 3) naming the dialogue, the turn and both files; so is a
 dialogue id given in two spellings that match (``PMUL1234.json`` / ``pmul1234``) for the
 same turn. Turns no shard predicts are gaps (Issue ``missing_turn``), exactly as in one
-file. Samples aligned by order (ConvLab-3 without ``dialogue_id``) cannot be sharded.
+file. LDST result lines are one stream of lines over all shards
+(:func:`~dst_eval.predictions.ldst.read_ldst_files`). Samples aligned by order
+(ConvLab-3 without ``dialogue_id``) cannot be sharded.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from types import MappingProxyType
 
 from dst_eval.errors import PredictionError
 from dst_eval.gold import dialogue_key
-from dst_eval.predictions.adapted import EMBEDDED_GOLD, GAP, ORDER_ALIGNED
+from dst_eval.predictions.adapted import EMBEDDED_GOLD, GAP, ORDER_ALIGNED, POSITIONAL
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
 
 GLOB_CHARS = frozenset("*?[")
@@ -60,6 +62,7 @@ def merge_shards(files: list[Path], read: Callable[[Path], PredictionSet],
     names: dict[str, str] = {}
     issues: list[Issue] = []
     embedded: dict = {}
+    positional = False
     fmt = None
     for path in files:
         part = read(path)
@@ -74,6 +77,7 @@ def merge_shards(files: list[Path], read: Callable[[Path], PredictionSet],
                                   "and cannot be combined from shards", file=str(path))
         issues.extend(i for i in part.issues if i.kind != "missing_turn")
         embedded.update(part.metadata.get(EMBEDDED_GOLD) or {})
+        positional = positional or bool(part.metadata.get(POSITIONAL))
         for dialogue, predicted in part.dialogues.items():
             key = dialogue_key(dialogue)
             name = names.setdefault(key, dialogue)
@@ -96,5 +100,7 @@ def merge_shards(files: list[Path], read: Callable[[Path], PredictionSet],
                 issues.append(Issue("missing_turn", "no shard predicts this turn; it is "
                                     "scored as missing", file=source, dialogue=dialogue,
                                     turn=index))
-    metadata = {EMBEDDED_GOLD: MappingProxyType(embedded)} if embedded else {}
+    metadata: dict = {EMBEDDED_GOLD: MappingProxyType(embedded)} if embedded else {}
+    if positional:
+        metadata[POSITIONAL] = True
     return PredictionSet(source, fmt or "", turns, issues, MappingProxyType(metadata))

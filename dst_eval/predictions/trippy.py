@@ -12,7 +12,9 @@ user turn. ``slot_prediction_<slot>`` is TripPy's running dialogue state for the
 profile's unset policy decides (``strict`` reads ``none`` as unset on MultiWOZ). TripPy
 marks values taken from the system's informs with a ``§§`` prefix (``"§§cheap"``, also
 ``"§§ cheap"``): that marker is format markup and is removed, the value after it kept
-verbatim (``metric_bert_dst.py`` does the same before comparing). ``class_*``,
+verbatim (``metric_bert_dst.py`` does the same before comparing). TripPy's
+spellings (``true``/``false`` of its boolean classes, its tokenisation such as
+``12 : 00``) are kept verbatim too: mapping them is a profile's business. ``class_*``,
 ``start_*``, ``end_*`` and ``refer_*`` fields are ignored. ``slot_groundtruth_<slot>``
 is TripPy's gold: never scored, only compared with the gold to check the alignment.
 """

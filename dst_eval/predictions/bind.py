@@ -21,6 +21,8 @@
   differences are expected (each system preprocesses its gold: TRADE's label fixes, ...)
   and are reported in one warning (Issue ``embedded_gold_mismatch``) with the count
   and the first place.
+
+The bound set carries none of these markers, so binding it again changes nothing.
 """
 
 from __future__ import annotations
@@ -45,8 +47,13 @@ def bind_to_gold(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     if metadata.get(POSITIONAL):
         predictions = _by_position(predictions, gold)
     embedded = predictions.metadata.get(EMBEDDED_GOLD)
-    if embedded:
-        _check_embedded(predictions, gold, embedded)
+    if embedded is not None:
+        if embedded:
+            _check_embedded(predictions, gold, embedded)
+        metadata = {k: v for k, v in predictions.metadata.items() if k != EMBEDDED_GOLD}
+        predictions = PredictionSet(predictions.source, predictions.format,
+                                    predictions.dialogues, predictions.issues,
+                                    MappingProxyType(metadata))  # bound: checked once
     return predictions
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import PredictionError, UsageError
-from dst_eval.jsonio import iter_zip_json, parse_json_bytes, read_bytes
+from dst_eval.jsonio import check_path, iter_zip_json, parse_json_bytes, read_bytes
 from dst_eval.predictions import (
     convlab_unified,
     icdst,
@@ -117,8 +117,7 @@ def load(path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
     """Return ``(format, parsed content, raw bytes)``; content is bytes for JSONL files,
     None for SGD-style predictions (their reader opens the files itself)."""
     check_format(forced)
-    if not path.exists():
-        raise PredictionError("file not found", file=str(path))
+    check_path(path, error=PredictionError)  # not found, broken symlink, FIFO, device
     if path.is_dir():
         if forced not in (None, "sgd"):
             raise PredictionError(f"a directory holds SGD-style files, not {forced!r} "
@@ -135,7 +134,11 @@ def load(path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
                                   file=str(path))
         obj = members[0][1]
         return (forced or classify(obj, str(path))), obj, None
-    data = read_bytes(path, error=PredictionError)
+    return load_data(read_bytes(path, error=PredictionError), path, forced)
+
+
+def load_data(data: bytes, path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
+    """:func:`load` for the bytes of one file (``path`` names it; ``-``: standard input)."""
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     if forced == "jsonl" or (forced is None and path.suffix.lower() == ".jsonl"):

@@ -44,20 +44,26 @@ def as_gold(gold: str | Path | GoldSet | None, options: EvalOptions) -> GoldSet:
     return gold_set
 
 
-def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions) -> PredictionSet:
+def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions,
+                   gold: GoldSet | None = None) -> PredictionSet:
     """``predictions`` (a path, an in-memory mapping/list or a :class:`PredictionSet`) read
-    in ``options.pred_format`` (detected when None)."""
+    in ``options.pred_format`` (detected when None); with ``gold``, bound to it
+    (:func:`dst_eval.predictions.bind.bind_to_gold`: order-aligned samples, the gold a
+    system's file carries)."""
     from dst_eval.predictions import reader
+    from dst_eval.predictions.bind import bind_to_gold
 
     if isinstance(predictions, PredictionSet):
-        return predictions
-    if isinstance(predictions, str | Path):
-        return reader.read_predictions(predictions, pred_format=options.pred_format,
+        read = predictions
+    elif isinstance(predictions, str | Path):
+        read = reader.read_predictions(predictions, pred_format=options.pred_format,
                                        corpus=corpus)
-    if isinstance(predictions, Mapping | list):
-        return reader.predictions_from_object(predictions, source="<memory>",
+    elif isinstance(predictions, Mapping | list):
+        read = reader.predictions_from_object(predictions, source="<memory>",
                                               pred_format=options.pred_format, corpus=corpus)
-    raise UsageError(f"cannot read predictions from a {type(predictions).__name__}")
+    else:
+        raise UsageError(f"cannot read predictions from a {type(predictions).__name__}")
+    return read if gold is None else bind_to_gold(read, gold)
 
 
 def resolve_options(options: EvalOptions | None, overrides: Mapping[str, Any]) -> EvalOptions:
@@ -106,7 +112,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     profile = options.profile or corpus_config(gold_set.corpus).default_profile
     score = get_profile(profile, gold_set.corpus)
     options = options.replace(profile=profile)
-    prediction_set = as_predictions(predictions, gold_set.corpus, options)
+    prediction_set = as_predictions(predictions, gold_set.corpus, options, gold_set)
     from dst_eval.alignment import align
 
     alignment = align(gold_set, prediction_set, strict=options.strict)

@@ -182,6 +182,8 @@ def canonical_table(y_true: Sequence[Mapping], y_pred: Sequence[Mapping | None],
 def metric_value(metric: Metric, table: TurnTable, zero_division: str | float) -> float:
     """``metric`` on ``table``; an undefined value goes through :func:`resolve_zero_division`."""
     check_zero_division(zero_division)
-    reason = "no turns" if not len(table) else "no turn it counts"
+    if not len(table):  # no input: undefined for every metric (never a convention value)
+        return resolve_zero_division(float("nan"), metric=metric.name,
+                                     zero_division=zero_division, reason="no turns")
     return resolve_zero_division(metric.score(table), metric=metric.name,
-                                 zero_division=zero_division, reason=reason)
+                                 zero_division=zero_division, reason="no turn it counts")

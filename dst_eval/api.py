@@ -110,6 +110,14 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     from dst_eval.alignment import align
 
     alignment = align(gold_set, prediction_set, strict=options.strict)
+    notes = []
+    if options.zero_shot_domain:
+        from dst_eval import corpora, zeroshot
+
+        full = alignment
+        alignment = zeroshot.restrict(full, options.zero_shot_domain,
+                                      corpora.get(gold_set.corpus).domain_of)
+        notes.append(zeroshot.note(full, alignment, options.zero_shot_domain))
     result = Result(signature=Signature(gold_set.corpus, gold_set.split, profile),
                     issues=alignment.issues, coverage=alignment.summary(),
                     gold_source=gold_set.source, predictions_source=prediction_set.source,
@@ -118,9 +126,13 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
         score(alignment, options, result)
     else:
         result.add(notes=["DST: n/a (the predictions carry no states)"])
+    if options.zero_shot_domain:
+        result.add(signature_fields={"zero-shot": options.zero_shot_domain}, notes=notes)
     from dst_eval.responses import ResponseResources, has_responses, score_responses
 
-    if has_responses(alignment):
+    if options.zero_shot_domain and has_responses(alignment):
+        result.add(notes=["responses: not scored under --zero-shot-domain (a DST protocol)"])
+    elif has_responses(alignment):
         resources = ResponseResources(db=options.db, goals=options.goals,
                                       references=options.references,
                                       gold_states=options.gold_states,

@@ -81,6 +81,25 @@ def resolve_seed(options: EvalOptions) -> int | None:
         raise UsageError(f"resampling seed from the environment: {exc}") from None
 
 
+def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
+    """The surface-form diagnostic (``dst_eval/surface.py``): one warning, no score change."""
+    from dst_eval import surface
+    from dst_eval.config import corpus_config
+    from dst_eval.normalize import policy_rules
+    from dst_eval.profiles.strict import unset_for
+
+    corpus = alignment.gold.corpus
+    config = corpus_config(corpus)
+    rules = policy_rules(options.normalisation or config.normalisation)
+    counts = surface.count(alignment, family=config.family,
+                           accepted=surface.accepted_classes(options.profile, rules),
+                           is_unset=unset_for(corpus).test)
+    issue = surface.warning(counts, options.profile)
+    if issue is not None:
+        result.issues = [*result.issues, issue]
+        result.counts.update({f"surface_forms:{name}": n for name, n in counts.items()})
+
+
 def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
              options: EvalOptions | None = None, **overrides: Any) -> Result:
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.result.Result`.
@@ -124,6 +143,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                     turns=alignment.pairs)
     if prediction_set.has_states:
         score(alignment, options, result)
+        _surface_forms(alignment, options, result)
     else:
         result.add(notes=["DST: n/a (the predictions carry no states)"])
     if options.zero_shot_domain:

@@ -269,6 +269,11 @@ def test_duplicate_dialogue_id_spelled_with_an_escape(tmp_path, capsys, sample):
     spaced = '{"demo0001" : [], "demo0002" :[],\n"demo0001"\n: []}'
     check_rejected(write(tmp_path, "dup.json", spaced), capsys, sample[0], dialogue="demo0001",
                    contains="'demo0001' is given 2 times")
+    archive = tmp_path / "dup.zip"  # the same file zipped: its member's bytes are checked
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("predictions.json", text)
+    check_rejected(archive, capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
 
 
 def _dup_cli(capsys, path: Path, gold: Path, dialogue: str, turn: int) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import PredictionError, UsageError
-from dst_eval.jsonio import check_path, iter_zip_json, parse_json_bytes, read_bytes
+from dst_eval.jsonio import check_path, iter_zip_bytes, parse_json_bytes, read_bytes
 from dst_eval.predictions import (
     convlab_unified,
     icdst,
@@ -126,14 +126,16 @@ def load(path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
     if forced == "sgd":
         return "sgd", None, None
     if path.suffix.lower() == ".zip":
-        members = list(iter_zip_json(path, error=PredictionError))
+        members = list(iter_zip_bytes(path, error=PredictionError))
+        first = (parse_json_bytes(members[0][1], file=f"{path}:{members[0][0]}",
+                                  error=PredictionError) if members else None)
         if len(members) != 1:  # several files: only SGD-style predictions come like that
-            if members and looks_like_sgd(members[0][1]):
+            if members and looks_like_sgd(first):
                 return "sgd", None, None
             raise PredictionError(f"expected one JSON file in the zip, found {len(members)}",
                                   file=str(path))
-        obj = members[0][1]
-        return (forced or classify(obj, str(path))), obj, None
+        # the member's bytes go along: the duplicate-key check reads them
+        return (forced or classify(first, str(path))), first, members[0][1]
     return load_data(read_bytes(path, error=PredictionError), path, forced)
 
 

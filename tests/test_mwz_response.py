@@ -371,7 +371,7 @@ def test_bleu_statistics_equal_sacrebleu(gold, scored, predictions) -> None:
             refs.append(gold.references[key][index])
     stats = bleu_statistics(hyps, refs)
     ours = scored("soloist")["bleu"]
-    assert ours == pytest.approx(corpus_bleu(hyps, refs, tokenize="13a"), abs=1e-9)
+    assert ours == pytest.approx(corpus_bleu(hyps, [refs], tokenize="13a"), abs=1e-9)
     reference = sacrebleu.corpus_bleu(hyps, [refs])
     assert ours == pytest.approx(reference.score, abs=1e-9)
     assert (int(stats.hyp_len.sum()), int(stats.ref_len.sum())) == (reference.sys_len,

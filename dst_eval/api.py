@@ -87,6 +87,25 @@ def resolve_seed(options: EvalOptions) -> int | None:
         raise UsageError(f"resampling seed from the environment: {exc}") from None
 
 
+def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
+    """The surface-form diagnostic (``dst_eval/surface.py``): one warning, no score change."""
+    from dst_eval import surface
+    from dst_eval.config import corpus_config
+    from dst_eval.normalize import policy_rules
+    from dst_eval.profiles.strict import unset_for
+
+    corpus = alignment.gold.corpus
+    config = corpus_config(corpus)
+    rules = policy_rules(options.normalisation or config.normalisation)
+    counts = surface.count(alignment, family=config.family,
+                           accepted=surface.accepted_classes(options.profile, rules),
+                           is_unset=unset_for(corpus).test)
+    issue = surface.warning(counts, options.profile)
+    if issue is not None:
+        result.issues = [*result.issues, issue]
+        result.counts.update({f"surface_forms:{name}": n for name, n in counts.items()})
+
+
 def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
              options: EvalOptions | None = None, **overrides: Any) -> Result:
     """Score ``predictions`` against ``gold`` and return a :class:`~dst_eval.result.Result`.
@@ -116,17 +135,30 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     from dst_eval.alignment import align
 
     alignment = align(gold_set, prediction_set, strict=options.strict)
+    notes = []
+    if options.zero_shot_domain:
+        from dst_eval import corpora, zeroshot
+
+        full = alignment
+        alignment = zeroshot.restrict(full, options.zero_shot_domain,
+                                      corpora.get(gold_set.corpus).domain_of)
+        notes.append(zeroshot.note(full, alignment, options.zero_shot_domain))
     result = Result(signature=Signature(gold_set.corpus, gold_set.split, profile),
                     issues=alignment.issues, coverage=alignment.summary(),
                     gold_source=gold_set.source, predictions_source=prediction_set.source,
                     turns=alignment.pairs)
     if prediction_set.has_states:
         score(alignment, options, result)
+        _surface_forms(alignment, options, result)
     else:
         result.add(notes=["DST: n/a (the predictions carry no states)"])
+    if options.zero_shot_domain:
+        result.add(signature_fields={"zero-shot": options.zero_shot_domain}, notes=notes)
     from dst_eval.responses import ResponseResources, has_responses, score_responses
 
-    if has_responses(alignment):
+    if options.zero_shot_domain and has_responses(alignment):
+        result.add(notes=["responses: not scored under --zero-shot-domain (a DST protocol)"])
+    elif has_responses(alignment):
         resources = ResponseResources(db=options.db, goals=options.goals,
                                       references=options.references,
                                       gold_states=options.gold_states,

@@ -33,7 +33,7 @@ BREAKDOWNS = ("domain", "slot", "service", "seen", "depth")
 DONTCARE_POLICIES = ("value", "ignore")
 MWZEVAL_RULES = ("7f19ee0", "cd3f0ee")
 PRED_FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", "icdst",
-                "ldst", "convlab", "jmultiwoz")
+                "ldst", "convlab", "jmultiwoz-inference")
 MAX_BOOTSTRAP = 10_000
 MAX_SEED = 2**63 - 1
 PATH_FIELDS = ("db", "goals", "references", "gold_states")

@@ -178,7 +178,7 @@ def jmultiwoz_file(tmp_path: Path) -> Path:
 
 WRITERS = {"trade": trade_file, "somdst": somdst_file, "trippy": trippy_file,
            "simpletod": simpletod_file, "icdst": icdst_file, "ldst": ldst_file,
-           "convlab": convlab_file, "jmultiwoz": jmultiwoz_file}
+           "convlab": convlab_file, "jmultiwoz-inference": jmultiwoz_file}
 
 
 @pytest.mark.parametrize("fmt", sorted(WRITERS))

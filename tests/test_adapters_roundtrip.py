@@ -160,7 +160,7 @@ LAYOUTS = {
     "ldst": ("results.txt", write_ldst),
     "convlab": ("predictions.json", lambda gold: write_convlab(gold, ids=True)),
     "convlab-order": ("predictions.json", lambda gold: write_convlab(gold, ids=False)),
-    "jmultiwoz": ("e2e.inference.json", write_jmultiwoz),
+    "jmultiwoz-inference": ("e2e.inference.json", write_jmultiwoz),
 }
 
 
@@ -176,7 +176,7 @@ def _write(tmp_path: Path, name: str, gold: GoldSet) -> Path:
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_gold_in_the_systems_layout_scores_one(tmp_path, gold, name):
     path = _write(tmp_path, name, gold)
-    fmt = name.split("-")[0]
+    fmt = name.removesuffix("-order")
     assert detect_format(path) == fmt
     result = evaluate(path, gold=gold)
     assert result.signature.profile == "strict"

@@ -24,7 +24,13 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import PredictionError
-from dst_eval.predictions.common import MAX_TURN_INDEX, check_name_length, check_same_dialogue, show
+from dst_eval.predictions.common import (
+    MAX_TURN_INDEX,
+    MAX_VALUE_CHARS,
+    check_name_length,
+    check_same_dialogue,
+    show,
+)
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.turns import TurnReader
 
@@ -78,11 +84,16 @@ class TurnTable:
               ) -> tuple[Mapping[str, str], Mapping[str, tuple[str, ...]] | None]:
         """``(state, duplicates)`` from flat ``("domain-slot", value)`` pairs."""
         reader = self.reader
+        flat = reader._flat  # the reader's cache of spelled keys (filled by flat_key)
         state: dict[str, str] = {}
         repeated: dict[str, list[str]] = {}
         for raw_key, raw_value in pairs:
-            key = reader.flat_key(raw_key, dialogue, turn)
-            value = reader.value(raw_value, key, dialogue, turn)
+            key = flat.get(raw_key) or reader.flat_key(raw_key, dialogue, turn)
+            if (type(raw_value) is str and len(raw_value) <= MAX_VALUE_CHARS
+                    and "|" not in raw_value):
+                value = raw_value  # the common case: a plain string, kept verbatim
+            else:
+                value = reader.value(raw_value, key, dialogue, turn)
             if value is None:
                 continue
             old = state.get(key)
@@ -102,7 +113,8 @@ class TurnTable:
             pairs: Iterable[tuple[str, Any]] | None = None, raw_state: Any = None,
             response: str | None = None, embedded: Iterable[str] | None = None) -> None:
         """Record one predicted turn (``pairs``: its state as flat key/value pairs)."""
-        check_same_dialogue(self.seen, dialogue, self.file, f" ({place})")
+        if dialogue not in self.turns:
+            check_same_dialogue(self.seen, dialogue, self.file, f" ({place})")
         earlier = self.places.setdefault((dialogue, turn), place)
         if earlier != place:
             raise self.error(f"turn given twice: {earlier} and {place} both predict it",
@@ -115,8 +127,9 @@ class TurnTable:
             raw_state=raw_state if state is not None else None)
         if embedded is not None:
             reader = self.reader
+            flat = reader._flat
             self.embedded[(dialogue, turn)] = frozenset(
-                reader.flat_key(key, dialogue, turn) for key in embedded)
+                [flat.get(key) or reader.flat_key(key, dialogue, turn) for key in embedded])
 
     def build(self) -> PredictionSet:
         if not self.turns:
@@ -137,6 +150,19 @@ class TurnTable:
             metadata[EMBEDDED_GOLD] = MappingProxyType(self.embedded)
         return PredictionSet(self.file, self.format, dialogues, self.reader.issues,
                              MappingProxyType(metadata))
+
+
+def split_items(items: list, sep: str, table: TurnTable, dialogue: str, turn: int,
+                what: str) -> list[tuple[str, str]]:
+    """:func:`split_item` of every item of a list (plain items on a fast path)."""
+    pairs = []
+    for item in items:
+        parts = item.split(sep, 2) if type(item) is str else ()
+        if len(parts) == 3 and parts[0].strip() and parts[1].strip():
+            pairs.append((f"{parts[0]}-{parts[1]}", parts[2]))
+        else:
+            pairs.append(split_item(item, sep, table, dialogue, turn, what))  # raises
+    return pairs
 
 
 def split_item(item: Any, sep: str, table: TurnTable, dialogue: str, turn: int,

@@ -39,7 +39,7 @@ JSON_ADAPTERS = (
     ("trade", trade.looks_like), ("somdst", somdst.looks_like),
     ("trippy", trippy.looks_like), ("simpletod", simpletod.looks_like),
     ("icdst", icdst.looks_like), ("convlab", convlab_unified.looks_like),
-    ("jmultiwoz", jmultiwoz_inference.looks_like),
+    ("jmultiwoz-inference", jmultiwoz_inference.looks_like),
 )
 """``(format, test)`` of the JSON output formats, tried in this order on a parsed file."""
 
@@ -48,8 +48,8 @@ _EXPECTED = (
     "expected an mwzeval-style object {dialogue_id: [turn, ...]}, JSONL records "
     '{"dialogue_id", "turn_index", "state"} (one per line or in a JSON array), or '
     "SGD dialogues with frames, or a DST system's own output (trade, somdst, trippy, "
-    "simpletod, icdst, ldst, convlab, jmultiwoz); name the format with --pred-format if it "
-    "is one of these"
+    "simpletod, icdst, ldst, convlab, jmultiwoz-inference); name the format with "
+    "--pred-format if it is one of these"
 )
 
 

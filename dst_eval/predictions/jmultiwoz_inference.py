@@ -22,7 +22,7 @@ from typing import Any
 from dst_eval.predictions.adapted import TurnTable, require
 from dst_eval.predictions.model import PredictionSet
 
-FORMAT = "jmultiwoz"
+FORMAT = "jmultiwoz-inference"
 PARTS = (("belief_state", ""), ("book_state", "book_"))
 
 

@@ -4,20 +4,20 @@ The public entry points (re-exported by :mod:`dst_eval.predictions`):
 :func:`read_predictions` (a file, directory or zip) and :func:`predictions_from_object`
 (objects already in memory). One module per input format does the work:
 
-=============  ==========================================================================
-``mwzeval``    :mod:`~dst_eval.predictions.mwzeval_json`: ``{dialogue_id: [turn, ...]}``
-``jsonl``      :mod:`~dst_eval.predictions.jsonl`: ``{"dialogue_id", "turn_index", ...}``
-               records, one per line or in a JSON array
-``sgd``        :mod:`~dst_eval.predictions.sgd_frames`: SGD-style dialogues with frames
-``trade``      :mod:`~dst_eval.predictions.trade`: TRADE ``all_prediction_TRADE.json``
-``somdst``     :mod:`~dst_eval.predictions.somdst`: SOM-DST ``preds_*.json``
-``trippy``     :mod:`~dst_eval.predictions.trippy`: TripPy ``pred_res.*.json``
-``simpletod``  :mod:`~dst_eval.predictions.simpletod`: SimpleTOD generated beliefs
-``icdst``      :mod:`~dst_eval.predictions.icdst`: IC-DST ``running_log.json``
-``ldst``       :mod:`~dst_eval.predictions.ldst`: LDST / DST-as-prompting result lines
-``convlab``    :mod:`~dst_eval.predictions.convlab_unified`: ConvLab-3 unified samples
-``jmultiwoz``  :mod:`~dst_eval.predictions.jmultiwoz_inference`: ``*.inference.json``
-=============  ==========================================================================
+=======================  ================================================================
+``mwzeval``              :mod:`~dst_eval.predictions.mwzeval_json`: ``{dialogue_id: [turn, ...]}``
+``jsonl``                :mod:`~dst_eval.predictions.jsonl`: ``{"dialogue_id", "turn_index", ...}``
+                         records, one per line or in a JSON array
+``sgd``                  :mod:`~dst_eval.predictions.sgd_frames`: SGD-style dialogues with frames
+``trade``                :mod:`~dst_eval.predictions.trade`: TRADE ``all_prediction_TRADE.json``
+``somdst``               :mod:`~dst_eval.predictions.somdst`: SOM-DST ``preds_*.json``
+``trippy``               :mod:`~dst_eval.predictions.trippy`: TripPy ``pred_res.*.json``
+``simpletod``            :mod:`~dst_eval.predictions.simpletod`: SimpleTOD generated beliefs
+``icdst``                :mod:`~dst_eval.predictions.icdst`: IC-DST ``running_log.json``
+``ldst``                 :mod:`~dst_eval.predictions.ldst`: LDST / DST-as-prompting result lines
+``convlab``              :mod:`~dst_eval.predictions.convlab_unified`: ConvLab-3 unified samples
+``jmultiwoz-inference``  :mod:`~dst_eval.predictions.jmultiwoz_inference`: ``*.inference.json``
+=======================  ================================================================
 
 Several files (a glob or a directory of shards) are one submission
 (:mod:`~dst_eval.predictions.shards`); the adapters' embedded gold and order-aligned
@@ -115,7 +115,8 @@ def _respell_states(predictions: PredictionSet, corpus: str) -> None:
 ADAPTERS = {
     "trade": trade.read_trade, "somdst": somdst.read_somdst, "trippy": trippy.read_trippy,
     "simpletod": simpletod.read_simpletod, "icdst": icdst.read_icdst,
-    "convlab": convlab_unified.read_convlab, "jmultiwoz": jmultiwoz_inference.read_jmultiwoz,
+    "convlab": convlab_unified.read_convlab,
+    "jmultiwoz-inference": jmultiwoz_inference.read_jmultiwoz,
 }
 """The readers of the systems' own JSON output formats: ``(parsed, file, corpus)``."""
 

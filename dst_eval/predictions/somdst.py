@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require, split_item
+from dst_eval.predictions.adapted import TurnTable, require, split_items
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "somdst"
@@ -39,10 +39,10 @@ def read_somdst(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not list:
             raise table.error("expected [predicted belief list, gold belief list]",
                               dialogue, turn)
-        pairs = [split_item(i, "-", table, dialogue, turn, "predicted") for i in entry[0]]
+        pairs = split_items(entry[0], "-", table, dialogue, turn, "predicted")
         embedded = None
         if type(entry[1]) is list:
-            embedded = [split_item(i, "-", table, dialogue, turn, "gold")[0] for i in entry[1]]
+            embedded = [k for k, _ in split_items(entry[1], "-", table, dialogue, turn, "gold")]
         table.add(dialogue, turn, f"key {key!r}", pairs=pairs, raw_state=entry[0],
                   embedded=embedded)
     return table.build()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require, split_item
+from dst_eval.predictions.adapted import TurnTable, require, split_items
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "trade"
@@ -49,12 +49,11 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
                 raise table.error(f"turn has no {PREDICTED!r} (the predicted belief)",
                                   dialogue, turn)
             items = require(record[PREDICTED], list, PREDICTED, table, dialogue, turn)
-            pairs = [split_item(i, "-", table, dialogue, turn, PREDICTED) for i in items]
+            pairs = split_items(items, "-", table, dialogue, turn, PREDICTED)
             gold = record.get(EMBEDDED)
             embedded = None
             if type(gold) is list:
-                embedded = [split_item(i, "-", table, dialogue, turn, EMBEDDED)[0]
-                            for i in gold]
+                embedded = [k for k, _ in split_items(gold, "-", table, dialogue, turn, EMBEDDED)]
             table.add(dialogue, turn, f"turn {raw_turn!r}", pairs=pairs, raw_state=items,
                       embedded=embedded)
     return table.build()

@@ -229,6 +229,9 @@ class EvalOptions:
                 or "-" in self.zero_shot_domain):
             raise UsageError(f"--zero-shot-domain {_show(self.zero_shot_domain)}: must be one "
                              "domain name (e.g. hotel)")
+        if self.zero_shot_domain is not None and self.profile not in (None, "strict"):
+            raise UsageError(f"--zero-shot-domain: the {self.profile} profile reads its own "
+                             "gold, which the protocol cannot restrict; use --profile strict")
         if (not isinstance(self.fga_lambdas, tuple) or not all(
                 isinstance(x, float | int) and not isinstance(x, bool) and 0 < x <= 1
                 for x in self.fga_lambdas)):

@@ -20,8 +20,10 @@ trade-dst's test reader does with ``--except_domain D`` (``utils/utils_multiWOZ_
   ``len(slot_temp)``, 10 for hotel).
 
 The domain is part of the signature (``zero-shot:hotel``). It is applied to the
-:class:`~dst_eval.alignment.Alignment` before any profile scores it, so every profile's
-metrics (JGA, slot accuracy, F1, ...) are the zero-shot numbers.
+:class:`~dst_eval.alignment.Alignment` before the profile scores it, so every metric
+(JGA, slot accuracy, F1, ...) is the zero-shot number. Only the ``strict`` profile takes
+it: compatibility profiles that rebuild their anchor's own gold (``trade``, ``mwzeval``,
+``sgd-official``) would not see the restriction (a usage error, exit 2).
 """
 
 from __future__ import annotations

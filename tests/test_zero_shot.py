@@ -102,6 +102,8 @@ def test_a_domain_no_dialogue_involves_is_a_usage_error(gold, shared_dir, tmp_pa
         evaluate(_states(gold, lambda d, t, s: s), gold=gold, zero_shot_domain="police")
     with pytest.raises(UsageError, match="one domain name"):
         evaluate({}, gold=gold, zero_shot_domain="hotel-area")
+    with pytest.raises(UsageError, match="use --profile strict"):
+        evaluate({}, gold=gold, zero_shot_domain="hotel", profile="mwzeval")
     path = tmp_path / "p.json"
     path.write_text(json.dumps(_states(gold, lambda d, t, s: s)), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "dst_eval", str(path), "--gold",

@@ -81,7 +81,7 @@ def _trade_gold(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
         module = corpora.get(gold_set.corpus).module("trade_gold")
     except UsageError:
         return None
-    built: dict[str, list[frozenset[str]]] = module.load_for(gold_set)
+    built: dict[str, list[frozenset[str]]] | None = module.load_for(gold_set)
     return built
 
 

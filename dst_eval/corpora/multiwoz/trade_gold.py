@@ -55,6 +55,8 @@ TRADE_SLOTS = (
 """The 30 slots (TRADE spelling) ``fix_general_label_error`` fixes; TRADE's slot accuracy
 divides by their number."""
 MAX_WORDS = 50
+DATA_JSON_CORPUS = "multiwoz21"
+"""The corpus whose gold is read from ``data.json`` (MultiWOZ 2.0/2.1/2.4)."""
 DONTCARE_SPELLINGS = frozenset({"dont care", "dontcare", "don't care", "do not care"})
 STATE_WIDTH = 94
 """Length of TRADE's binary state summary (``assert len(summary_bstate) == 94``)."""
@@ -317,10 +319,13 @@ def _read_data(source: str) -> tuple[Any, str]:
     return parse_json_bytes(read_bytes(path), file=str(path)), str(path)
 
 
-def load_for(gold_set: GoldSet) -> dict[str, list[frozenset[str]]]:
+def load_for(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
     """trade-dst's gold (:func:`trade_gold`) for the dialogues of ``gold_set``, read again
-    from the ``data.json`` it was loaded from; a gold set from another layout (mwzeval
-    states, MultiWOZ 2.2) is a usage error of the trade profile."""
+    from the ``data.json`` it was loaded from; None for MultiWOZ 2.2 gold (trade-dst never
+    read 2.2: the loader's gold is scored); a 2.1 gold set from another layout (mwzeval
+    states) or built in memory is an error."""
+    if gold_set.corpus != DATA_JSON_CORPUS:
+        return None
     data, file = _read_data(gold_set.source)
     ids = [d.dialogue_id for d in gold_set]
     if not isinstance(data, dict) or any(

@@ -112,7 +112,8 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     alignment = align(gold_set, prediction_set, strict=options.strict)
     result = Result(signature=Signature(gold_set.corpus, gold_set.split, profile),
                     issues=alignment.issues, coverage=alignment.summary(),
-                    gold_source=gold_set.source, predictions_source=prediction_set.source)
+                    gold_source=gold_set.source, predictions_source=prediction_set.source,
+                    turns=alignment.pairs)
     if prediction_set.has_states:
         score(alignment, options, result)
     else:
@@ -125,6 +126,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                                       gold_states=options.gold_states,
                                       gold_path=Path(gold_set.source))
         score_responses(alignment, options, result, resources=resources)
+    result.keep_metrics(options.metrics)  # --metrics limits response metrics too
     if options.bootstrap:
         from dst_eval.significance import add_bootstrap
 

@@ -266,8 +266,9 @@ def test_a_report_without_breakdowns_renders():
     bare = Result(scores={"joint_goal_accuracy": 0.25, "bleu": 17.5},
                   signature=Signature("sgd", "dev", "sgd-official"))
     text = render_report_html(bare)
-    assert tables(text)["summary"][1][1:] == [["joint_goal_accuracy", "25.00"],
-                                              ["bleu", "17.50"]]
+    # issue 12: the scores table states each row's unit
+    assert tables(text)["summary"][1][1:] == [["joint_goal_accuracy", "25.00", "%"],
+                                              ["bleu", "17.50", "points"]]
     assert "No per-turn depth information" in text and "No domain breakdown" in text
     assert "<svg" not in text
 

@@ -101,7 +101,11 @@ def load(path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
                                   file=str(path))
         obj = members[0][1]
         return (forced or classify(obj, str(path))), obj, None
-    data = read_bytes(path, error=PredictionError)
+    return load_data(read_bytes(path, error=PredictionError), path, forced)
+
+
+def load_data(data: bytes, path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
+    """:func:`load` for the bytes of one file (``path`` names it; ``-``: standard input)."""
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     if forced == "jsonl" or (forced is None and path.suffix.lower() == ".jsonl"):

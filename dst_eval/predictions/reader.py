@@ -41,7 +41,7 @@ from dst_eval.predictions.common import (
     sgd_frames_module,
     show,
 )
-from dst_eval.predictions.detect import check_format, classify, detect_format, load
+from dst_eval.predictions.detect import check_format, classify, detect_format, load, load_data
 from dst_eval.predictions.jsonl import read_jsonl
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.mwzeval_json import read_mwzeval
@@ -106,6 +106,20 @@ def read_predictions(path: str | Path, *, pred_format: str | None = None,
     if fmt == "sgd":
         return _read_sgd(path, corpus)
     return _read_content(fmt, content, data, str(path), corpus)
+
+
+def read_predictions_data(data: bytes, *, source: str = "<stdin>",
+                          pred_format: str | None = None,
+                          corpus: str | None = None) -> PredictionSet:
+    """Read the bytes of one JSON/JSONL prediction file (``dst-eval -``: standard input)."""
+    check_format(pred_format)
+    if pred_format == "sgd":
+        raise UsageError("SGD-style predictions are read from their files or directory, not "
+                         "from standard input")
+    if corpus is not None:
+        key_policy(corpus)
+    fmt, content, raw = load_data(data, Path(source), pred_format)
+    return _read_content(fmt, content, raw, source, corpus)
 
 
 def predictions_from_object(

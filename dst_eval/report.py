@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from dst_eval.escape import markdown
+
 FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
 COUNT_KEYS = frozenset({
     "turns", "correct", "wrong", "missing", "extra", "errors", "dialogues", "frames", "tp",
@@ -133,9 +135,10 @@ def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
         lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
                   "|---|" + "---:|" * len(keys)]
         for group, metrics in group_rows(result, width):
-            lines.append(f"| {group} | " + " | ".join(metrics.get(k, "") for k in keys) + " |")
-    lines += [""] + [f"- {issue}" for issue in result.issues]
-    lines += [f"- {note}" for note in result.notes]
+            lines.append(f"| {markdown(group)} | " + " | ".join(metrics.get(k, "") for k in keys)
+                         + " |")
+    lines += [""] + [f"- {markdown(str(issue))}" for issue in result.issues]
+    lines += [f"- {markdown(note)}" for note in result.notes]
     return "\n".join(lines).rstrip() + "\n"
 
 

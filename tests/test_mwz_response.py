@@ -673,8 +673,9 @@ def test_scoring_reads_the_loaded_goldset(mwz21_dir: Path, gold: ResponseGold,
     """Inform comes from the GoldSet object given, not from a re-read of data.json: making
     the goal's hotel/restaurant area impossible turns an informed dialogue into a failure
     (its offered venues are no longer a subset of the venues matching the goal)."""
-    from dataclasses import replace
     from types import MappingProxyType
+
+    from msgspec.structs import replace
 
     baseline = score_responses(gold, gold_responses, compat=True, missing="skip")
     hits = {row["dialogue_id"]: row["inform"] for row in baseline["per_dialogue"]}

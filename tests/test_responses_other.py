@@ -14,7 +14,6 @@ import re
 import unicodedata
 import zipfile
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -36,6 +35,7 @@ from dst_eval.metrics.risawoz_success import (
     numbers,
     polarity,
 )
+from msgspec.structs import replace
 
 from dst_eval.alignment import align
 from dst_eval.corpora import load_gold

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import PredictionError, UsageError
-from dst_eval.jsonio import iter_zip_json, parse_json_bytes, read_bytes
+from dst_eval.jsonio import check_path, iter_zip_json, parse_json_bytes, read_bytes
 from dst_eval.predictions.common import FORMATS, describe, looks_like_sgd, show
 
 _BOM = b"\xef\xbb\xbf"
@@ -83,8 +83,7 @@ def load(path: Path, forced: str | None) -> tuple[str, Any, bytes | None]:
     """Return ``(format, parsed content, raw bytes)``; content is bytes for JSONL files,
     None for SGD-style predictions (their reader opens the files itself)."""
     check_format(forced)
-    if not path.exists():
-        raise PredictionError("file not found", file=str(path))
+    check_path(path, error=PredictionError)  # not found, broken symlink, FIFO, device
     if path.is_dir():
         if forced not in (None, "sgd"):
             raise PredictionError(f"a directory holds SGD-style files, not {forced!r} "

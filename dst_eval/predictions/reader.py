@@ -92,7 +92,7 @@ def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
                   corpus: str | None) -> PredictionSet:
     reader = TurnReader(source, corpus)
     if fmt == "jsonl":
-        return read_jsonl(content, reader)
+        return read_jsonl(content, reader, data)
     return read_mwzeval(content, data, reader)
 
 

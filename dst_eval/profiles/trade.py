@@ -8,7 +8,7 @@ SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per fill
 same ``data.json``: its dialogue filter, its value normalisation and label fixes, and its
 literal ``none`` items (kept: no prediction can match them, as in trade-dst). Dialogues
 trade-dst leaves out are not scored (``counts["trade_left_out"]``). Elsewhere
-(CrossWOZ) the gold is the loader's.
+(CrossWOZ, MultiWOZ 2.2) the gold is the loader's.
 
 * **Joint Acc** = mean over ALL turns of 1[G_t = P_t] (empty = empty is correct);
 * **Turn Acc** = TRADE ``compute_acc`` over the corpus slot list (CrossWOZ: 26 slots),
@@ -88,7 +88,7 @@ def _trade_gold(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
 def _dontcare(items: frozenset[str], dontcare: str) -> set[str]:
     if dontcare != "ignore":
         return set(items)
-    return {i for i in items if i.rsplit("-", 1)[-1] != DONTCARE}
+    return {i for i in items if i.split("-", 2)[2] != DONTCARE}
 
 
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:

@@ -151,3 +151,16 @@ def test_fix_value_rules() -> None:
     assert trade_gold.fix_value("hotel-book day", "we") == "wednesday"
     assert trade_gold.fix_value("attraction-area", "same area as hotel") == "none"
     assert trade_gold.fix_value("hotel-internet", "free") == "yes"
+
+
+def test_trade_gold_needs_the_data_json(tmp_path: Path) -> None:
+    from dst_eval.errors import GoldDataError
+    from dst_eval.gold import GoldDialogue, GoldTurn, freeze_state
+
+    turn = GoldTurn("d1", 0, "u", freeze_state({"hotel-area": ("north",)}))
+    gold = GoldSet("multiwoz21", "test", (GoldDialogue("d1", (turn,)),), "<memory>",
+                   slots=("hotel-area",))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"d1": [{"state": {"hotel-area": "north"}}]}), "utf-8")
+    with pytest.raises(GoldDataError, match="trade-dst's gold"):
+        evaluate(path, gold=gold, profile="trade")

@@ -296,17 +296,9 @@ def trade_gold(data: Mapping[str, Any], dialogue_ids: Iterable[str], file: str
 
 
 def _read_data(source: str) -> tuple[Any, str]:
-    """The parsed ``data.json`` behind a gold set's ``source`` (a ``.json`` file, a
-    ``.zip`` holding one, or a release folder the loader read)."""
+    """The parsed ``data.json`` behind a gold set's ``source`` (a ``.json`` file or a
+    ``.zip`` holding one: the file the loader read, also for gold given as a folder)."""
     path = Path(source)
-    if path.is_dir():
-        found = [p for p in (path / "data.json", path / "test.json", path / "val.json")
-                 if p.is_file()]
-        found += sorted(path.glob("*.json.zip")) if not found else []
-        if len(found) != 1:
-            raise GoldDataError("the trade profile rebuilds trade-dst's gold from a "
-                                "data.json; name that file with --gold", file=source)
-        path = found[0]
     if path.suffix == ".zip":
         try:
             with zipfile.ZipFile(path) as archive:

@@ -269,6 +269,11 @@ def test_duplicate_dialogue_id_spelled_with_an_escape(tmp_path, capsys, sample):
     spaced = '{"demo0001" : [], "demo0002" :[],\n"demo0001"\n: []}'
     check_rejected(write(tmp_path, "dup.json", spaced), capsys, sample[0], dialogue="demo0001",
                    contains="'demo0001' is given 2 times")
+    archive = tmp_path / "dup.zip"  # the same file zipped: its member's bytes are checked
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("predictions.json", text)
+    check_rejected(archive, capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
 
 
 def _dup_cli(capsys, path: Path, gold: Path, dialogue: str, turn: int) -> None:
@@ -492,3 +497,20 @@ def test_escape_helpers():
     assert markdown("[a](b) <i>|*_x_*") == "\\[a\\]\\(b\\) \\<i\\>\\|\\*\\_x\\_\\*"
     assert html('<a href="x">&\n') == "&lt;a href=&quot;x&quot;&gt;&amp;\\n"
     assert rich("[/x] [bold]") == "\\[/x] \\[bold]"
+
+
+def test_issues_are_bounded_per_kind(tmp_path, sample):
+    from dst_eval.predictions.turns import MAX_ISSUES_PER_KIND
+
+    state = {"hotel": {f"slot{i}": "north|south" for i in range(50)}}
+    path = write(tmp_path, "many.json", json.dumps({"demo0001": [{"state": state}] * 40}))
+    issues = read_predictions(path, corpus="multiwoz22").issues
+    assert len(issues) == MAX_ISSUES_PER_KIND + 1 == 101
+    assert {i.kind for i in issues} == {"hedged_value"}
+    assert issues[-1].message.startswith(f"{50 * 40 - 100:,} more hedged_value problems")
+    # a gap bomb: one Issue per dialogue, whatever the gap
+    lines = [json.dumps({"dialogue_id": f"d{i}", "turn_index": 10_000}) for i in range(50)]
+    preds = read_predictions(write(tmp_path, "gaps.jsonl", "\n".join(lines)),
+                             corpus="multiwoz22")
+    assert len(preds.issues) == 50 and all(len(t) == 10_001 for t in preds.dialogues.values())
+    assert preds.issues[0].message.startswith("10,000 turns without a record (turns 0..9999)")

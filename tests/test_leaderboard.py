@@ -343,9 +343,8 @@ def mwz_board(shared_dir: Path, tmp_path_factory) -> SimpleNamespace:
 
 
 @pytest.fixture(scope="module")
-def mwz21_test(shared_dir: Path):
-    return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
-                     corpus="multiwoz21", split="test")
+def mwz21_test(mwz21_test_gold):
+    return mwz21_test_gold  # conftest: loaded once per test process
 
 
 def test_mwz_board_scores_every_valid_and_lists_every_broken_submission(mwz_board):

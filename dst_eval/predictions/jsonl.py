@@ -57,14 +57,18 @@ def _records(content: Any, file: str) -> Iterator[tuple[str, Any]]:
             raise PredictionError(f"line {lineno}: {exc.message}", file=file) from None
 
 
-def _ranges(indexes: list[int]) -> str:
-    """``3, 5..9`` for ``[3, 5, 6, 7, 8, 9]`` (at most five ranges shown)."""
-    spans: list[list[int]] = []
-    for i in indexes:
-        if spans and spans[-1][1] == i - 1:
-            spans[-1][1] = i
-        else:
-            spans.append([i, i])
+def _gaps(present: list[int]) -> list[tuple[int, int]]:
+    """The missing ``(first, last)`` index ranges below the largest of ``present`` (sorted)."""
+    spans, expected = [], 0
+    for index in present:
+        if index > expected:
+            spans.append((expected, index - 1))
+        expected = index + 1
+    return spans
+
+
+def _ranges(spans: list[tuple[int, int]]) -> str:
+    """``3, 5..9`` for ``[(3, 3), (5, 9)]`` (at most five ranges shown)."""
     shown = [str(a) if a == b else f"{a}..{b}" for a, b in spans[:5]]
     return ", ".join(shown) + (", ..." if len(spans) > 5 else "")
 
@@ -138,10 +142,13 @@ def read_jsonl(content: Any, reader: TurnReader, data: bytes | None = None) -> P
     _check_duplicate_keys(content, data, keys, reader)
     dialogues: dict[str, list[PredTurn]] = {}
     for dialogue, turns in by_dialogue.items():
-        ordered = [turns.get(index, _GAP) for index in range(max(turns) + 1)]
+        ordered = [_GAP] * (max(turns) + 1)
+        for index, turn in turns.items():
+            ordered[index] = turn
         if len(turns) < len(ordered):
-            gaps = [i for i, turn in enumerate(ordered) if turn is _GAP and i not in turns]
-            reader.issue("missing_turn", f"{len(gaps):,} turns without a record (turns "
-                         f"{_ranges(gaps)}); they are scored as missing", dialogue, gaps[0])
+            gaps = _gaps(sorted(turns))
+            reader.issue("missing_turn", f"{len(ordered) - len(turns):,} turns without a "
+                         f"record (turns {_ranges(gaps)}); they are scored as missing",
+                         dialogue, gaps[0][0])
         dialogues[dialogue] = ordered
     return PredictionSet(file, "jsonl", dialogues, reader.issues)

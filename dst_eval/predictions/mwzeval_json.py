@@ -79,7 +79,6 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
         obj = obj["predictions"]
         if not obj:
             raise PredictionError("no predictions: 'predictions' is an empty object", file=file)
-    _check_duplicate_keys(document, data, wrapped, reader)
     seen: dict[str, str] = {}
     dialogues: dict[str, list[PredTurn]] = {}
     turn = reader.turn
@@ -90,5 +89,6 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
             raise PredictionError(f"expected a list of turns, found {describe(turns)}",
                                   file=file, dialogue=dialogue)
         dialogues[dialogue] = [turn(t, dialogue, i) for i, t in enumerate(turns)]
+    _check_duplicate_keys(document, data, wrapped, reader)  # after: oversized values fail first
     return PredictionSet(file, "mwzeval", dialogues, reader.issues,
                          MappingProxyType(metadata))

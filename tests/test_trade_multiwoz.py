@@ -164,3 +164,38 @@ def test_trade_gold_needs_the_data_json(tmp_path: Path) -> None:
     path.write_text(json.dumps({"d1": [{"state": {"hotel-area": "north"}}]}), "utf-8")
     with pytest.raises(GoldDataError, match="trade-dst's gold"):
         evaluate(path, gold=gold, profile="trade")
+
+
+def _trade_spelling(key: str) -> str:
+    domain, slot = key.split("-", 1)
+    return f"{domain}-book {slot[4:]}" if slot.startswith("book") else key
+
+
+@pytest.mark.parametrize("kind", ["oracle", "extra"])
+def test_trade_format_file_reproduces_evaluate_metrics(shared_dir: Path, tmp_path: Path,
+                                                       kind: str) -> None:
+    """An ``all_prediction_TRADE.json`` (``{dialogue: {turn: {"turn_belief",
+    "pred_bs_ptr"}}}``, TRADE's slot spelling, TRADE-normalised values) read by the TRADE
+    adapter scores trade-dst's numbers under ``--profile trade``."""
+    gold = load_gold(shared_dir / "corpora/multiwoz21", split="test")
+    built = trade_gold.load_for(gold)
+    out: dict[str, dict[str, dict]] = {}
+    for dialogue in gold:
+        turns = built.get(dialogue.dialogue_id)
+        if turns is None:
+            continue
+        out[dialogue.dialogue_id] = {}
+        for t in dialogue.turns:
+            state = _perturb(kind, dialogue.dialogue_id, t.turn_index, turns[t.turn_index], {})
+            belief = [f"{_trade_spelling(_key(i))}-{_value(i, _key(i))}"
+                      for i in sorted(turns[t.turn_index])]
+            out[dialogue.dialogue_id][str(t.turn_index)] = {
+                "turn_belief": belief,
+                "pred_bs_ptr": [f"{_trade_spelling(k)}-{v}" for k, v in state.items()]}
+    path = tmp_path / "all_prediction_TRADE.json"
+    path.write_text(json.dumps(out), "utf-8")
+    result = evaluate(path, gold=gold, profile="trade", pred_format="trade")
+    joint, slot_acc, f1 = EXPECTED["test"][kind]
+    assert result.official["Joint Acc"] == pytest.approx(joint, abs=1e-12)
+    assert result.official["Turn Acc"] == pytest.approx(slot_acc, abs=1e-12)
+    assert result.official["Joint F1"] == pytest.approx(f1, abs=1e-12)

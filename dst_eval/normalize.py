@@ -18,8 +18,8 @@ profile                     unset rules         why
                                                 positives)
 ``official`` (JMultiWOZ)    ``empty``           ``state_dict2str`` skips falsy values only:
                                                 ``" "`` and ``"\t"`` are state items
-``trade``                   ``empty+none``      TRADE drops exactly ``none``; any other
-                                                string is a ``domain-slot-value`` item
+``trade``                   ``none``            TRADE drops exactly ``none``; any other
+                                                string, ``""`` too, is a ``domain-slot-value`` item
 ==========================  ==================  ==========================================
 
 A slot given twice in one turn (two spellings, :attr:`PredTurn.duplicates`) takes the

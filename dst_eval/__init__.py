@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+
+def _version() -> str:
+    """The installed distribution's version (``pyproject.toml``), read from its metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dst-eval")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = ["EvalOptions", "Result", "__version__", "evaluate", "load_gold", "read_predictions"]
 

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 from types import MappingProxyType
 
+import msgspec
+
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
 from dst_eval.predictions.common import show
@@ -179,7 +181,7 @@ def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> Pr
             checker.domain(d) != d for d in turn.active_intents):
         changes["active_intents"] = MappingProxyType(
             {checker.domain(d): i for d, i in turn.active_intents.items()})
-    return replace(turn, **changes) if changes else turn
+    return msgspec.structs.replace(turn, **changes) if changes else turn
 
 
 # --------------------------------------------------------------------------- value checks
@@ -289,7 +291,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
     details: list[Issue] = list(predictions.issues)
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
-    reported_gaps = {(i.dialogue, i.turn) for i in predictions.issues if i.kind == "missing_turn"}
+    reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
     pipe_values = gold_pipe_values(gold)
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold)
@@ -365,7 +367,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
             if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
                 n_missing_turns += 1
-                if (pred_id, i) not in reported_gaps:
+                if pred_id not in reported_gaps:
                     details.append(Issue("missing_turn", "empty turn object; the turn is "
                                          "scored as missing", file=source,
                                          dialogue=dialogue.dialogue_id, turn=i,

@@ -9,6 +9,13 @@ compatibility profiles can score exactly what the official scorer scores.
 
 Everything here is immutable: loaders build plain dicts once and freeze them with
 :func:`freeze_state`; nothing downstream can mutate the gold.
+
+The per-turn records (:class:`GoldTurn`, :class:`GoldFrame`, :class:`SlotSpan`,
+:class:`GoldDialogue`) are frozen :class:`msgspec.Struct` types, not tracked by the cyclic
+garbage collector (``gc=False``: they hold no cycles). A corpus has ~10^4-10^6 of them:
+a frozen dataclass spends ~3 µs per construction in ``object.__setattr__`` calls, a frozen
+Struct ~0.2 µs, and takes 16 bytes less. Copy one with a change with
+``msgspec.structs.replace(turn, state=...)``.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from msgspec import Struct
 
 State = Mapping[str, tuple[str, ...]]
 """Gold state: ``{"domain-slot": (value, variant, ...)}``."""
@@ -35,8 +44,7 @@ def freeze_mapping(mapping: Mapping | None) -> Mapping:
     return MappingProxyType(dict(mapping))
 
 
-@dataclass(frozen=True, slots=True)
-class SlotSpan:
+class SlotSpan(Struct, frozen=True, gc=False):
     """A non-categorical value's character span in the user utterance (SGD ``slots``)."""
 
     slot: str
@@ -44,8 +52,7 @@ class SlotSpan:
     end: int  # exclusive
 
 
-@dataclass(frozen=True, slots=True)
-class GoldFrame:
+class GoldFrame(Struct, frozen=True, gc=False):
     """One service's annotation of a user turn (SGD, MultiWOZ 2.2).
 
     ``slot_values`` uses the corpus's own slot names (``"time"`` for SGD,
@@ -59,8 +66,7 @@ class GoldFrame:
     spans: tuple[SlotSpan, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class GoldTurn:
+class GoldTurn(Struct, frozen=True, gc=False):
     dialogue_id: str
     turn_index: int
     """0-based index among the dialogue's evaluable (user) turns."""
@@ -69,7 +75,7 @@ class GoldTurn:
     """Cumulative gold state after this user turn, ``{"domain-slot": variants}``."""
     requested_slots: frozenset[str] = frozenset()
     """Requested slot keys ``"domain-slot"``."""
-    active_intents: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    active_intents: Mapping[str, str] = _EMPTY
     """Active intent per service/domain (only services with an intent other than NONE)."""
     services: tuple[str, ...] = ()
     """Services/domains annotated in this turn."""
@@ -79,20 +85,19 @@ class GoldTurn:
     """Per-service frames, for corpora that have them (SGD, MultiWOZ 2.2)."""
     raw_turn_index: int | None = None
     """Position of the user turn in the corpus's own turn/message list."""
-    system_annotations: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    system_annotations: Mapping[str, Any] = _EMPTY
     """Read-only annotations of the following system turn that response metrics need,
     e.g. ``{"acts": ((intent, domain, slot, value), ...)}`` (CrossWOZ) or
     ``{"segmented_response": "..."}`` (RiSAWOZ). Keys are documented by each loader."""
 
 
-@dataclass(frozen=True, slots=True)
-class GoldDialogue:
+class GoldDialogue(Struct, frozen=True, gc=False):
     dialogue_id: str
     turns: tuple[GoldTurn, ...]
     services: tuple[str, ...] = ()
     goal: Mapping | None = None
     """Corpus goal annotation (read-only), for response metrics."""
-    meta: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    meta: Mapping[str, str] = _EMPTY
     """Free-form metadata, e.g. CrossWOZ goal type ``{"type": "CM"}``."""
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dst_eval import __version__
-from dst_eval.report import COUNT_KEYS, POINT_PREFIXES
+from dst_eval.report import FRACTION, unit_of
 
 TOP_SLOTS = 30
 """Slots shown in the per-slot error plot (the table lists every slot)."""
@@ -121,9 +121,7 @@ def _figure(svg: str | None, caption: str) -> str:
 
 def _scale(metric: str) -> float:
     """100 for metrics shown as percentages, 1 for counts and point-scale metrics."""
-    if metric in COUNT_KEYS or metric.endswith("_count") or metric.startswith(POINT_PREFIXES):
-        return 1.0
-    return 100.0
+    return 100.0 if unit_of(metric) == FRACTION else 1.0
 
 
 def _safe_url(url: Any) -> str | None:

@@ -23,7 +23,7 @@ from dst_eval.html_common import (
     _svg,
     _table,
 )
-from dst_eval.report import format_value
+from dst_eval.report import SCALE_NOTE, format_value, shown_unit
 
 
 # ---- leaderboard ------------------------------------------------------------------------
@@ -116,7 +116,17 @@ def _legend(data: dict[str, Any], ranking: str, rows: list[dict[str, Any]]) -> s
         alpha = _e(stats.get("alpha", 0.05))
         parts.append(f'<span class="tied">†</span> not significantly different from rank 1 '
                      f"(paired bootstrap over dialogues, p ≥ {alpha})")
-    return f'<p class="meta">{"; ".join(parts)}. Fractions are shown as percentages.</p>'
+    units = _units([str(c) for c in data.get("columns") or []])
+    return f'<p class="meta">{"; ".join(parts)}. Units: {_e(units)}.</p>'
+
+
+def _units(columns: list[str]) -> str:
+    """The unit of each shown column (coverage and fractions as percentages)."""
+    by_unit: dict[str, list[str]] = {"%": ["coverage"]}
+    for column in columns:
+        by_unit.setdefault(shown_unit(column), []).append(column)
+    return "; ".join(f"{', '.join(names)} in {unit}" for unit, names in by_unit.items()) + (
+        f" ({SCALE_NOTE})")
 
 
 def _plot_leaderboard(metric: str, rows: list[dict[str, Any]]) -> str | None:

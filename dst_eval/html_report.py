@@ -57,13 +57,14 @@ from dst_eval.html_common import (
     _plot_slot_errors,
     _plot_wrong_values,
     _plots,
+    _Raw,
     _section,
     _table,
 )
 from dst_eval.html_leaderboard import render_leaderboard_html
 from dst_eval.metrics.error_analysis import OUTCOMES, error_counts, frequent_wrong_values
 from dst_eval.profiles.strict import DEPTH_CAP, domain_of
-from dst_eval.report import format_value
+from dst_eval.report import SCALE_NOTE, format_value, shown_unit
 from dst_eval.result import Result
 
 __all__ = ["render_leaderboard_html", "render_report_html"]
@@ -136,8 +137,7 @@ def _summary(report: Result) -> str:
                          f"</b><span>{_e(name)}</span></div>")
     facts = [("predictions", report.predictions_source), ("gold", report.gold_source),
              ("corpus", sig.corpus), ("split", sig.split or "-"), ("profile", sig.profile)]
-    facts += [(k, f"{v:,}" if isinstance(v, int) else format_value(k, v))
-              for k, v in report.counts.items()]
+    facts += [(k, _fact(k, v)) for k, v in report.counts.items()]
     if cov:
         predicted = cov.get("gold_turns", 0) - cov.get("missing_turns", 0)
         facts.append(("coverage", f"{predicted}/{cov.get('gold_turns', 0)} gold turns "
@@ -150,6 +150,17 @@ def _summary(report: Result) -> str:
                    '<h3 id="scores">scores</h3>' + _scores(report)))
 
 
+def _fact(name: str, value: Any) -> Any:
+    """A ``counts`` entry for the run table: a nested section (``responses``) as a table."""
+    if isinstance(value, dict):
+        return _Raw(_table(["", ""], [(k, _fact(k, v)) for k, v in value.items()]))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return format_value(name, value)
+
+
 def _row(*parts: str) -> str:
     """Side by side when the page is wide enough."""
     return '<div class="row">' + "".join(f"<div>{p}</div>" for p in parts if p) + "</div>"
@@ -157,18 +168,18 @@ def _row(*parts: str) -> str:
 
 def _scores(report: Result) -> str:
     intervals = report.confidence_intervals or {}
-    headers = ["metric", "score"] + (["95% CI", "μ ± half-width"] if intervals else [])
+    headers = ["metric", "score", "unit"] + (["95% CI", "μ ± half-width"] if intervals else [])
     rows = []
     for name, value in report.scores.items():
-        row = [name, format_value(name, value)]
+        row = [name, format_value(name, value), shown_unit(name)]
         if intervals:
             ci = intervals.get(name)
             row += (["", ""] if not ci else
                     [f"[{format_value(name, ci['ci_low'])}, {format_value(name, ci['ci_high'])}]",
                      f"{format_value(name, ci['mean'])} ± {format_value(name, ci['half_width'])}"])
         rows.append(row)
-    return (_table(headers, rows, numeric=range(1, len(headers)))
-            + '<p class="meta">Fractions are shown as percentages.</p>')
+    return (_table(headers, rows, numeric=[1, *range(3, len(headers))])
+            + f'<p class="meta">Units: {_e(SCALE_NOTE)}.</p>')
 
 
 def _group_table(groups: dict[str, dict[str, Any]], label: str) -> str:
@@ -177,7 +188,21 @@ def _group_table(groups: dict[str, dict[str, Any]], label: str) -> str:
         keys += [k for k in metrics if k not in keys]
     rows = [[name] + [format_value(k, m[k]) if k in m else "" for k in keys]
             for name, m in groups.items()]
-    return _table([label] + keys, rows, numeric=range(1, len(keys) + 1))
+    return (_table([label] + keys, rows, numeric=range(1, len(keys) + 1))
+            + _units_line(keys))
+
+
+def _units_line(keys: list[str]) -> str:
+    """Which columns of a table are percentages, points, values or counts."""
+    by_unit: dict[str, list[str]] = {}
+    for key in keys:
+        by_unit.setdefault(shown_unit(key), []).append(key)
+    if len(by_unit) == 1:
+        parts = [f"all columns in {next(iter(by_unit))}"]
+    else:
+        parts = [f"{', '.join(names)}: {unit}" for unit, names in by_unit.items()]
+    return (f'<p class="meta">Units: {_e("; ".join(parts))} (% = fraction × 100; counts '
+            "are integers).</p>")
 
 
 def _depth_section(report: Result, plots: bool) -> str:
@@ -189,7 +214,7 @@ def _depth_section(report: Result, plots: bool) -> str:
                              f"depths ≥ {DEPTH_CAP} share one bar; n = scored turns."),
                 _table(["depth", "joint_goal_accuracy", "turns"],
                        [(d, format_value("joint_goal_accuracy", v), n) for d, v, n in rows],
-                       numeric=(1, 2)))
+                       numeric=(1, 2)) + _units_line(["joint_goal_accuracy", "turns"]))
 
 
 def _domain_section(report: Result) -> str:

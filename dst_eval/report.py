@@ -1,8 +1,16 @@
-"""Renderings of a :class:`~dst_eval.result.Result`: JSON, Markdown, CSV and a rich table.
+"""Renderings of a :class:`~dst_eval.result.Result`: JSON, Markdown, CSV, plain text and a
+rich table.
 
-JSON keeps full precision (fractions in [0, 1]); the table, markdown and CSV show
-percentages with two decimals. NaN (a metric with no defined value) is ``null`` in
-JSON and ``n/a`` elsewhere.
+Every value has one unit (:func:`unit_of`), and every rendering says which:
+
+* ``fraction`` — rates in [0, 1] (JGA, F1, Inform, ...): JSON and CSV keep the fraction,
+  the table, plain text, Markdown and HTML show it as a percentage (unit ``%``);
+* ``points`` — BLEU and Combined, on their own 0–100 scale everywhere;
+* ``value`` — other quantities on their own scale (mean lengths, entropies, MSTTR);
+* ``count`` — integers everywhere (turns, dialogues, tp/fp/fn, distinct n-grams).
+
+NaN (a metric with no defined value) is ``null`` in JSON, empty in CSV and ``n/a``
+elsewhere. The signature is always printed on one line of its own, never wrapped.
 """
 
 from __future__ import annotations
@@ -14,11 +22,57 @@ from typing import Any, Protocol
 
 import orjson
 
-COUNT_KEYS = {"turns", "correct", "wrong", "missing", "extra", "errors", "dialogues"}
-POINT_PREFIXES = ("bleu", "combined", "avg_", "num_", "entropy", "cond_entropy", "msttr",
-                  "unique_", "distinct_")
-"""Metrics reported on their own scale (BLEU 0-100, lengths, entropies); all others are
-fractions shown as percentages."""
+from dst_eval.escape import markdown, one_line
+
+FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
+COUNT_KEYS = frozenset({
+    "turns", "correct", "wrong", "missing", "extra", "errors", "dialogues", "frames", "tp",
+    "fp", "fn", "slots_in_list", "joint_matches", "num_unigrams", "num_bigrams",
+    "num_trigrams", "resamples",
+})
+COUNT_PREFIXES = ("num_", "n_", "unique_", "missing_", "turns_")
+POINT_PREFIXES = ("bleu", "combined", "response_bleu")
+VALUE_NAMES = frozenset({"avg_lengths", "entropy", "cond_entropy", "msttr"})
+VALUE_PREFIXES = ("avg_", "distinct_")
+DEFAULT_WIDTH = 2
+"""Decimals shown (``-w/--width``)."""
+SCALE_NOTE = ("% = fraction × 100; BLEU and combined in points (0-100); counts are "
+              "integers")
+
+
+def unit_of(name: str) -> str:
+    """The unit of metric/statistic ``name``: ``fraction``, ``points``, ``value`` or
+    ``count`` (see the module docstring)."""
+    if name in COUNT_KEYS or name.endswith("_count") or name.startswith(COUNT_PREFIXES):
+        return COUNT
+    if name.startswith(POINT_PREFIXES):
+        return POINTS
+    if name in VALUE_NAMES or name.startswith(VALUE_PREFIXES):
+        return VALUE
+    return FRACTION
+
+
+def shown_unit(name: str) -> str:
+    """The unit as displayed (a fraction is shown as a percentage)."""
+    unit = unit_of(name)
+    return "%" if unit == FRACTION else unit
+
+
+def as_count(value: Any) -> Any:
+    """An integral count as ``int`` (NaN/None and non-integral values unchanged)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        try:
+            import numpy as np
+
+            if isinstance(value, np.integer | np.floating):
+                value = value.item()
+            else:
+                return value
+        except ImportError:  # pragma: no cover
+            return value
+    if isinstance(value, float) and (math.isnan(value) or not value.is_integer()):
+        return value
+    return int(value)
 
 
 class Result(Protocol):
@@ -41,101 +95,208 @@ def to_json(result: Result, *, indent: bool = True) -> str:
     return orjson.dumps(result.to_dict(), option=option, default=_jsonable).decode()
 
 
-def rows(result: Result) -> list[tuple[str, str]]:
-    return [(name, format_value(name, value)) for name, value in result.scores.items()]
+def units(result: Result) -> dict[str, str]:
+    """``{name: unit}`` of every score and breakdown column (the JSON ``units`` section)."""
+    names = list(result.scores)
+    for metrics in result.groups.values():
+        names += [k for k in metrics if k not in names]
+    return {name: unit_of(name) for name in names}
 
 
-def group_rows(result: Result) -> list[tuple[str, dict[str, str]]]:
-    return [(group, {k: format_value(k, v) for k, v in metrics.items()})
+def rows(result: Result, width: int = DEFAULT_WIDTH) -> list[tuple[str, str]]:
+    return [(name, format_value(name, value, width)) for name, value in result.scores.items()]
+
+
+def group_rows(result: Result, width: int = DEFAULT_WIDTH) -> list[tuple[str, dict[str, str]]]:
+    return [(group, {k: format_value(k, v, width) for k, v in metrics.items()})
             for group, metrics in result.groups.items()]
 
 
-def to_markdown(result: Result) -> str:
-    lines = [f"`{result.signature}`", "", "| metric | score |", "|---|---:|"]
-    lines += [f"| {name} | {value} |" for name, value in rows(result)]
+def _header(key: str) -> str:
+    return f"{key} ({shown_unit(key)})"
+
+
+def _coverage_line(result: Result) -> str | None:
+    cov = result.coverage
+    if not cov:
+        return None
+    return (f"coverage: {cov.get('gold_turns', 0) - cov.get('missing_turns', 0)}"
+            f"/{cov.get('gold_turns', 0)} gold turns predicted, "
+            f"{cov.get('missing_dialogues', 0)} dialogues missing, "
+            f"{cov.get('extra_dialogues', 0)} extra")
+
+
+def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
+    lines = [f"`{result.signature}`", "", f"Scale: {SCALE_NOTE}.", "",
+             "| metric | score | unit |", "|---|---:|---|"]
+    lines += [f"| {name} | {value} | {shown_unit(name)} |" for name, value in rows(result, width)]
     if result.groups:
         keys = _group_keys(result.groups)
-        lines += ["", "| group | " + " | ".join(keys) + " |",
+        lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
                   "|---|" + "---:|" * len(keys)]
-        for group, metrics in group_rows(result):
-            lines.append(f"| {group} | " + " | ".join(metrics.get(k, "") for k in keys) + " |")
-    lines += [""] + [f"- {issue}" for issue in result.issues]
-    lines += [f"- {note}" for note in result.notes]
+        for group, metrics in group_rows(result, width):
+            lines.append(f"| {markdown(group)} | " + " | ".join(metrics.get(k, "") for k in keys)
+                         + " |")
+    lines += [""] + [f"- {markdown(str(issue))}" for issue in result.issues]
+    lines += [f"- {markdown(note)}" for note in result.notes]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def to_csv(result: Result) -> str:
+    """One row per value: ``group,metric,value,unit,signature``; fractions stay fractions
+    (unit ``fraction``), counts are integers."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["group", "metric", "value", "signature"])
+    writer.writerow(["group", "metric", "value", "unit", "signature"])
+    signature = result.signature.format()
     for name, value in result.scores.items():
-        writer.writerow(["all", name, _csv_value(value), result.signature.format()])
+        writer.writerow(["all", name, _csv_value(name, value), unit_of(name), signature])
     for group, metrics in result.groups.items():
         for name, value in metrics.items():
-            writer.writerow([group, name, _csv_value(value), result.signature.format()])
+            writer.writerow([group, name, _csv_value(name, value), unit_of(name), signature])
     return buffer.getvalue()
 
 
-def render(result: Result, console) -> None:
-    """Print a rich table (the CLI's default output)."""
+def _aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
+    """Plain columns separated by two spaces, never truncated."""
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        parts = [c.rjust(w) if i in right else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(parts).rstrip()
+    return [line(header), line(["-" * w for w in widths]), *map(line, body)]
+
+
+def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
+    """Plain aligned text (what a log file or a pipe gets): no box characters, no cut
+    cell, the signature on one line."""
+    intervals = result.confidence_intervals or {}
+    header = ["metric", "score", "unit"] + (["95% CI (mean ± half-width)"] if intervals else [])
+    body = []
+    for name, value in rows(result, width):
+        row = [name, value, shown_unit(name)]
+        if intervals:
+            row.append(_ci_cell(name, intervals.get(name), width))
+        body.append(row)
+    lines = [f"dst-eval ({SCALE_NOTE})", ""] + _aligned(header, body, {1})
+    lines += ["", f"signature: {result.signature}"]
+    if result.groups:
+        keys = _group_keys(result.groups)
+        lines += ["", "breakdown"]
+        lines += _aligned(["group", *map(_header, keys)],
+                          [[one_line(g), *(m.get(k, "") for k in keys)] for g, m in
+                           group_rows(result, width)],
+                          set(range(1, len(keys) + 1)))
+    coverage = _coverage_line(result)
+    lines += [""] if coverage or result.issues or result.notes else []
+    lines += [coverage] if coverage else []
+    lines += [f"{issue.severity}: {one_line(str(issue))}" for issue in result.issues]
+    lines += [f"note: {one_line(note)}" for note in result.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _ci_cell(name: str, ci: dict[str, Any] | None, width: int) -> str:
+    if not ci:
+        return ""
+    return (f"{format_value(name, ci['mean'], width)} ± "
+            f"{format_value(name, ci['half_width'], width)}")
+
+
+def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
+    """Print rich tables (the CLI's output on a terminal). Cells fold rather than being cut,
+    and the signature is printed unwrapped (the terminal soft-wraps it)."""
+    from rich.markup import escape
     from rich.table import Table
 
     intervals = result.confidence_intervals or {}
-    table = Table(title="dst-eval", show_lines=False)
-    table.add_column("metric")
-    table.add_column("score", justify="right")
+    table = Table(title="dst-eval", caption=SCALE_NOTE, show_lines=False)
+    table.add_column("metric", overflow="fold")
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("unit", no_wrap=True)
     if intervals:
-        table.add_column("95% CI (μ ± half-width)", justify="right")
-    for name, value in rows(result):
-        cells = [name, value]
+        table.add_column("95% CI (μ ± half-width)", justify="right", overflow="fold")
+    for name, value in rows(result, width):
+        cells = [escape(name), value, shown_unit(name)]
         if intervals:
-            ci = intervals.get(name)
-            cells.append("" if not ci else f"{format_value(name, ci['mean'])} ± "
-                                            f"{format_value(name, ci['half_width'])}")
+            cells.append(_ci_cell(name, intervals.get(name), width))
         table.add_row(*cells)
     console.print(table)
-    console.print(f"signature: {result.signature}", highlight=False, soft_wrap=True)
+    console.print(f"signature: {result.signature}", highlight=False, soft_wrap=True,
+                  markup=False)
     if result.groups:
         keys = _group_keys(result.groups)
-        breakdown = Table(title="breakdown")
-        breakdown.add_column("group")
-        for key in keys:
-            breakdown.add_column(key, justify="right")
-        for group, metrics in group_rows(result):
-            breakdown.add_row(group, *(metrics.get(k, "") for k in keys))
+        grouped = group_rows(result, width)
+        wide = (max(len(one_line(g)) for g, _ in grouped) + 3
+                + sum(max(len(_header(k)), *(len(m.get(k, "")) for _, m in grouped)) + 3
+                      for k in keys))
+        if wide <= console.width:
+            breakdown = Table(title="breakdown")
+            breakdown.add_column("group", overflow="fold")
+            for key in keys:
+                breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
+            for group, metrics in grouped:
+                breakdown.add_row(escape(one_line(group)), *(metrics.get(k, "") for k in keys))
+        else:  # too wide for the terminal: one row per value rather than folded cells
+            breakdown = Table(title="breakdown")
+            for name, justify in (("group", "left"), ("metric", "left"), ("value", "right"),
+                                  ("unit", "left")):
+                breakdown.add_column(name, justify=justify, overflow="fold")
+            for group, metrics in grouped:
+                for key in keys:
+                    if key in metrics:
+                        breakdown.add_row(escape(one_line(group)), escape(key), metrics[key],
+                                          shown_unit(key))
         console.print(breakdown)
-    cov = result.coverage
-    if cov:
-        console.print(
-            f"coverage: {cov.get('gold_turns', 0) - cov.get('missing_turns', 0)}"
-            f"/{cov.get('gold_turns', 0)} gold turns predicted, "
-            f"{cov.get('missing_dialogues', 0)} dialogues missing, "
-            f"{cov.get('extra_dialogues', 0)} extra"
-        )
+    coverage = _coverage_line(result)
+    if coverage:
+        console.print(coverage, highlight=False, markup=False)
     for issue in result.issues:
         style = "red" if issue.severity == "error" else "yellow"
-        console.print(f"[{style}]{issue.severity}[/{style}]: {issue}", highlight=False,
-                      markup=True)
+        console.print(f"[{style}]{issue.severity}[/{style}]: {escape(one_line(str(issue)))}",
+                      highlight=False)
     for note in result.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(f"note: {one_line(note)}", highlight=False, markup=False)
 
 
-def format_value(name: str, value: Any) -> str:
+def score_only(result: Result, width: int = DEFAULT_WIDTH, *, as_json: bool = False) -> str:
+    """``-b/--score-only``: only the numbers, one per line in the order of the scores (as
+    sacrebleu prints several metrics), on the displayed scale (% for fractions); with
+    ``as_json`` a JSON list of them."""
+    values = [format_value(name, value, width) for name, value in result.scores.items()]
+    if as_json:
+        numbers = [None if v == "n/a" else (int(v) if "." not in v else float(v))
+                   for v in values]
+        return orjson.dumps(numbers).decode() + "\n"
+    return "".join(f"{v}\n" for v in values)
+
+
+def format_value(name: str, value: Any, width: int = DEFAULT_WIDTH) -> str:
+    """``value`` of ``name`` as displayed: a percentage for a fraction, an integer for a
+    count, ``width`` decimals otherwise; ``n/a`` for None/NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    if name in COUNT_KEYS or name.endswith("_count"):
-        return f"{int(value)}"
-    if name.startswith(POINT_PREFIXES) and isinstance(value, float | int):
-        return f"{value:.2f}"
-    if isinstance(value, float | int):
-        return f"{100 * value:.2f}"
-    return str(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        try:
+            value = float(value)  # numpy scalars
+        except (TypeError, ValueError):
+            return str(value)
+        if math.isnan(value):
+            return "n/a"
+    unit = unit_of(name)
+    if unit == COUNT:
+        return f"{round(value)}"
+    if unit == FRACTION:
+        return f"{100 * value:.{width}f}"
+    return f"{value:.{width}f}"
 
 
-def _csv_value(value: Any) -> str:
+def _csv_value(name: str, value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
-    return repr(value) if isinstance(value, float) else str(value)
+    if unit_of(name) == COUNT:
+        value = as_count(value)
+    return repr(float(value)) if isinstance(value, float) else str(value)
 
 
 def _group_keys(groups: dict[str, dict[str, float]]) -> list[str]:

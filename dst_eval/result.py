@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dst_eval.report import COUNT, as_count, unit_of, units
 from dst_eval.signature import Signature
 
 
@@ -51,6 +52,9 @@ class Result:
     confidence_intervals: dict[str, dict[str, Any]] | None = None
     """``--bootstrap N``: ``{metric: {"score", "mean", "ci_low", "ci_high", "half_width",
     "resamples"}}``."""
+    turns: list[tuple[Any, Any]] = field(default_factory=list, repr=False)
+    """The aligned ``(GoldTurn, PredTurn | None)`` pairs of the run, in gold order: the
+    identifying columns and response texts of :meth:`to_pandas`."""
 
     # ---- filling -----------------------------------------------------------------------
     def add(self, scores: Mapping[str, float] | None = None, *,
@@ -80,11 +84,12 @@ class Result:
                 by_reason.setdefault(why, []).append(name)
             self.notes += [f"{', '.join(names)}: n/a ({why})" for why, names in by_reason.items()]
         for group, metrics in (groups or {}).items():
-            self.groups.setdefault(group, {}).update(metrics)
+            self.groups.setdefault(group, {}).update(
+                {k: as_count(v) if unit_of(k) == COUNT else v for k, v in metrics.items()})
         if official is not None:
             self.official = {**(self.official or {}), **official}
         self.notes += list(notes)
-        self.counts.update(counts or {})
+        self.counts.update(_integral(counts or {}))
         if per_turn is not None:
             self.per_turn = per_turn
         metric_objects = list(metric_objects)
@@ -121,6 +126,19 @@ class Result:
             out["confidence_intervals"] = self.confidence_intervals
         return out
 
+    def keep_metrics(self, names: Iterable[str] | None) -> Result:
+        """Restrict :attr:`scores`, the breakdown columns (counts stay) and intervals to
+        ``names`` (``--metrics``); None keeps all. Returns ``self``."""
+        if names:
+            wanted = set(names)
+            self.scores = {k: v for k, v in self.scores.items() if k in wanted}
+            self.groups = {g: {k: v for k, v in m.items() if k in wanted or unit_of(k) == COUNT}
+                           for g, m in self.groups.items()}
+            if self.confidence_intervals is not None:
+                self.confidence_intervals = {k: v for k, v in self.confidence_intervals.items()
+                                             if k in wanted}
+        return self
+
     def stat_tables(self) -> list[tuple[Any, list[Any]]]:
         """Every ``(TurnTable, [Metric])`` pair behind ``scores``, restricted to reported
         metrics: what bootstrap intervals and paired tests resample."""
@@ -137,6 +155,7 @@ class Result:
             "signature": self.signature.format(),
             "signature_fields": self.signature.as_dict(),
             "scores": self.scores,
+            "units": units(self),
         }
         if self.groups:
             out["groups"] = self.groups
@@ -160,10 +179,11 @@ class Result:
         return to_json(self, indent=indent)
 
     def to_pandas(self):
-        """One row per scored turn with its per-turn statistics."""
-        import pandas as pd
+        """One row per scored turn, in one schema under every profile
+        (:mod:`dst_eval.frame`, documented in the README)."""
+        from dst_eval.frame import turn_frame
 
-        return pd.DataFrame(self.per_turn or {})
+        return turn_frame(self)
 
     def to_markdown(self) -> str:
         from dst_eval.report import to_markdown
@@ -180,3 +200,9 @@ class Result:
         from dst_eval.report import render
 
         render(self, console)
+
+
+def _integral(counts: Mapping[str, Any]) -> dict[str, Any]:
+    """Counts as integers (nested ``{"responses": {...}}`` sections too)."""
+    return {k: _integral(v) if isinstance(v, Mapping) else as_count(v)
+            for k, v in counts.items()}

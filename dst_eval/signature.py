@@ -1,7 +1,8 @@
 """Signatures: what a number was computed with, so two numbers are comparable or visibly not.
 
 Like sacrebleu's, a signature is an ordered set of ``key:value`` fields rendered as
-``dst-eval|corpus:sgd|split:dev|profile:sgd-official|...|v:0.1.0``.
+``dst-eval|corpus:sgd|split:dev|profile:sgd-official|...|version:0.1.0`` (the last
+field named as in sacrebleu's signatures).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Signature:
     def as_dict(self) -> dict[str, str]:
         out = {"corpus": self.corpus, "split": self.split or "-", "profile": self.profile}
         out.update(dict(self.fields))
-        out["v"] = self.version
+        out["version"] = self.version
         return out
 
     def format(self) -> str:

@@ -254,7 +254,10 @@ def _signed(metric: str, delta: float) -> str:
 
 def comparison_markdown(result: dict[str, Any]) -> str:
     header, rows = comparison_rows(result)
-    lines = [f"`{result['signature']}`", "", "| " + " | ".join(header) + " |",
+    from dst_eval.report import SCALE_NOTE
+
+    lines = [f"`{result['signature']}`", "", f"Units: {SCALE_NOTE}.", "",
+             "| " + " | ".join(header) + " |",
              "|---|" + "---:|" * (len(header) - 1)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", _legend(result)] + [f"- note: {note}" for note in result.get("notes", [])]
@@ -274,16 +277,39 @@ def _legend(result: dict[str, Any]) -> str:
 
 
 def render_comparison(result: dict[str, Any], console) -> None:
-    """Print the comparison as a rich table."""
+    """Print the comparison as a rich table (the signature on a line of its own)."""
+    from rich.markup import escape
     from rich.table import Table
 
+    from dst_eval.report import SCALE_NOTE
+
     header, rows = comparison_rows(result)
-    table = Table(title="dst-eval compare", caption=result["signature"])
+    table = Table(title="dst-eval compare", caption=SCALE_NOTE)
     for i, title in enumerate(header):
-        table.add_column(title, justify="left" if i == 0 else "right")
+        table.add_column(escape(title), justify="left" if i == 0 else "right", overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(escape, row))
     console.print(table)
-    console.print(_legend(result), highlight=False)
+    console.print(f"signature: {result['signature']}", highlight=False, soft_wrap=True,
+                  markup=False)
+    console.print(_legend(result), highlight=False, markup=False)
     for note in result.get("notes", []):
-        console.print(f"note: {note}", highlight=False)
+        console.print(f"note: {note}", highlight=False, markup=False)
+
+
+def comparison_text(result: dict[str, Any]) -> str:
+    """The comparison as plain aligned text (a pipe or a log file): nothing cut, the
+    signature on one line."""
+    from dst_eval.report import SCALE_NOTE
+
+    header, rows = comparison_rows(result)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+    lines = [f"dst-eval compare ({SCALE_NOTE})", "", line(header),
+             line(["-" * w for w in widths]), *map(line, rows), "",
+             f"signature: {result['signature']}", _legend(result)]
+    lines += [f"note: {note}" for note in result.get("notes", [])]
+    return "\n".join(lines) + "\n"

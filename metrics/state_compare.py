@@ -57,11 +57,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter
+from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
@@ -69,9 +69,9 @@ CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
 _FLAT_VALUES = frozenset({str, tuple, list})
 
 
-@dataclass(frozen=True, slots=True)
-class SlotOutcome:
-    """One slot's outcome in one turn, for error breakdowns."""
+class SlotOutcome(Struct, frozen=True, gc=False):
+    """One slot's outcome in one turn, for error breakdowns (a frozen :class:`msgspec.Struct`:
+    one per slot per turn, ~0.2 µs to build where a frozen dataclass takes ~3 µs)."""
 
     row: int
     slot: str

@@ -85,9 +85,10 @@ def test_report_renderings(tmp_path, mwz22_gold):
     assert any(g.startswith("depth:") for g in data["groups"])
     frame = report.to_pandas()
     assert len(frame) == mwz22_gold.n_turns
-    assert {"dialogue_id", "turn_index", "jga"} <= set(frame.columns)
+    assert {"dialogue_id", "turn_index", "joint_goal_correct"} <= set(frame.columns)  # was jga
+    assert int(frame["joint_goal_correct"].sum()) == mwz22_gold.n_turns  # oracle: all correct
     assert "| joint_goal_accuracy | 100.00 |" in report.to_markdown()
-    assert report.to_csv().splitlines()[0] == "group,metric,value,signature"
+    assert report.to_csv().splitlines()[0] == "group,metric,value,unit,signature"
 
 
 def test_cli_json_output_and_exit_codes(tmp_path, capsys, mwz22_gold):
@@ -106,13 +107,17 @@ def test_cli_json_output_and_exit_codes(tmp_path, capsys, mwz22_gold):
     assert "bad.json" in err
 
 
-def test_cli_table_writes_the_json_report(tmp_path, monkeypatch, capsys):
+def test_cli_table_writes_the_json_report_only_when_asked(tmp_path, monkeypatch, capsys):
+    # issue 12: no <predictions>.report.json side effect; --report FILE writes it
     monkeypatch.chdir(tmp_path)
     assert main([str(MWZ22 / "predictions.json"), "--gold", str(MWZ22)]) == 0
     shown = capsys.readouterr()
     assert "joint_goal_accuracy" in shown.out
     assert "signature: dst-eval|corpus:multiwoz22" in shown.out
-    written = json.loads((tmp_path / "predictions.json.report.json").read_text())
+    assert list(tmp_path.iterdir()) == []
+    assert main([str(MWZ22 / "predictions.json"), "--gold", str(MWZ22),
+                 "--report", "r.json"]) == 0
+    written = json.loads((tmp_path / "r.json").read_text())
     assert 0 < written["scores"]["joint_goal_accuracy"] < 1
 
 

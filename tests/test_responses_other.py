@@ -14,7 +14,6 @@ import re
 import unicodedata
 import zipfile
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -36,6 +35,7 @@ from dst_eval.metrics.risawoz_success import (
     numbers,
     polarity,
 )
+from msgspec.structs import replace
 
 from dst_eval.alignment import align
 from dst_eval.corpora import load_gold
@@ -133,8 +133,8 @@ def sgd_gold(shared_dir) -> GoldSet:
 
 
 @pytest.fixture(scope="module")
-def crosswoz_gold(shared_dir) -> GoldSet:
-    return load_gold(shared_dir / "corpora/crosswoz/test.json.zip", corpus="crosswoz")
+def crosswoz_gold(crosswoz_test_gold) -> GoldSet:
+    return crosswoz_test_gold  # conftest: equal to load_gold(test.json.zip), loaded once
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,15 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from dst_eval.cli.parser import add_inputs, add_scoring, make_parser, options_from
-from dst_eval.cli.score import check_writable, write_text
+from dst_eval.cli.parser import (
+    add_inputs,
+    add_quiet,
+    add_scoring,
+    make_parser,
+    options_from,
+    read_predictions_arg,
+)
+from dst_eval.cli.score import check_writable, stdout_is_terminal, write_text
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.options import MAX_BOOTSTRAP
 
@@ -53,8 +60,12 @@ def build_compare_parser() -> argparse.ArgumentParser:
                              "(include, default) or not (exclude: sacrebleu's rule)")
     parser.add_argument("--seed", help="RNG seed, or 'none' for an unseeded run "
                                        "(default: $DST_EVAL_SEED, $SACREBLEU_SEED, 12345)")
-    parser.add_argument("--format", choices=FORMATS, default="table", dest="fmt")
-    parser.add_argument("--output", help="write the output to this file instead of stdout")
+    parser.add_argument("-f", "--format", choices=FORMATS, default="table", dest="fmt",
+                        help="table (a table on a terminal, plain text otherwise; default), "
+                             "json, markdown")
+    parser.add_argument("-o", "--output", help="write the output to this file instead of "
+                                               "stdout")
+    add_quiet(parser)
     return parser
 
 
@@ -73,34 +84,35 @@ def run_compare(argv: Sequence[str]) -> int:
                          f"got {args.trials}")
     seed = resolve_seed(options)
     check_writable("--output", args.output)
-    from rich.console import Console
-
-    from dst_eval.progress import stage
+    from dst_eval.progress import ProgressDisplay
     from dst_eval.significance import (
         compare_reports,
         comparison_json,
         comparison_markdown,
+        comparison_text,
         render_comparison,
     )
 
-    console = Console(stderr=True)
-    with stage(console, "scoring…"):
+    total = len(args.predictions) + 2
+    with ProgressDisplay(quiet=args.quiet) as progress:
+        progress.update("reading gold", 0, total)
         gold = as_gold(args.gold, options)
-        reports = [evaluate(path, gold=gold, options=options) for path in args.predictions]
-    with stage(console, "testing…"):
+        reports = []
+        for i, path in enumerate(args.predictions):
+            progress.update(f"scoring {path}", i + 1, total)
+            predictions = read_predictions_arg(path, gold.corpus, options)
+            reports.append(evaluate(predictions, gold=gold, options=options))
+        progress.update("significance tests", total - 1, total)
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)
     if args.fmt == "json":
         write_text(comparison_json(result), args.output)
     elif args.fmt == "markdown":
         write_text(comparison_markdown(result), args.output)
-    elif args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                render_comparison(result, Console(file=handle, width=160))
-        except OSError as exc:
-            raise UsageError(f"cannot write --output {args.output}: "
-                             f"{exc.strerror or exc}") from None
+    elif args.output or not stdout_is_terminal():
+        write_text(comparison_text(result), args.output)
     else:
+        from rich.console import Console
+
         render_comparison(result, Console())
     return EXIT_OK

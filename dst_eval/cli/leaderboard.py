@@ -49,13 +49,14 @@ def build_leaderboard_parser() -> argparse.ArgumentParser:
                         help="validate and score one submission (a predictions file or a "
                              ".toml metadata file), print its row and where it would rank; "
                              "writes no outputs")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display and no summary on stderr (errors and "
+                             "invalid submissions excepted)")
     return parser
 
 
 def run_leaderboard(argv: Sequence[str]) -> int:
     args = build_leaderboard_parser().parse_args(argv)
-    from rich.console import Console
-
     from dst_eval.leaderboard import (
         build_leaderboard,
         check_candidate,
@@ -63,31 +64,33 @@ def run_leaderboard(argv: Sequence[str]) -> int:
         load_config,
         write_outputs,
     )
-    from dst_eval.progress import stage
+    from dst_eval.progress import ProgressDisplay
 
     config = load_config(args.config)
     output_dir = Path(args.output_dir)
     cache_dir = None if args.no_cache else Path(
         args.cache_dir or config.cache_dir or output_dir / ".cache")
-    console = Console(stderr=True)
     if args.check:
         candidate = check_candidate(config, Path(args.check))
-        with stage(console, "scoring…"):
+        with ProgressDisplay(quiet=args.quiet) as progress:
             board = build_leaderboard(config, cache_dir=cache_dir, extra=candidate,
-                                      previous=output_dir / "leaderboard.json")
+                                      previous=output_dir / "leaderboard.json",
+                                      progress=progress.update)
         candidate_id = board_id(board, candidate.id)
         valid, text = check_report(board, candidate_id)
         sys.stdout.write(text)
         return EXIT_OK if valid else EXIT_INVALID_PREDICTIONS
-    with stage(console, "scoring…"):
+    with ProgressDisplay(quiet=args.quiet) as progress:
         board = build_leaderboard(config, cache_dir=cache_dir,
-                                  previous=output_dir / "leaderboard.json")
+                                  previous=output_dir / "leaderboard.json",
+                                  progress=progress.update)
     paths = write_outputs(board, output_dir)
     ranked = len(board.ranked)
-    print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "
-          f"{len(board.rows) - ranked} unranked, {len(board.invalid)} invalid; "
-          f"{len(board.scored)} scored, the others from the cache", file=sys.stderr)
-    print("wrote " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    if not args.quiet:
+        print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "
+              f"{len(board.rows) - ranked} unranked, {len(board.invalid)} invalid; "
+              f"{len(board.scored)} scored, the others from the cache", file=sys.stderr)
+        print("wrote " + ", ".join(str(p) for p in paths), file=sys.stderr)
     for invalid in board.invalid:
         print(f"invalid: {invalid.id}: {invalid.reason}", file=sys.stderr)
     return EXIT_INVALID_PREDICTIONS if board.invalid else EXIT_OK

@@ -40,7 +40,8 @@ def add_inputs(parser: argparse.ArgumentParser, *, many: bool = False) -> None:
                             help="prediction files; the first is the baseline")
     else:
         parser.add_argument("predictions",
-                            help="prediction file (JSON/JSONL) or SGD-style directory")
+                            help="prediction file (JSON/JSONL), SGD-style directory, or - for "
+                                 "standard input")
     parser.add_argument("--gold", help="gold data: corpus file, split directory or corpus root")
     parser.add_argument("--corpus", help="multiwoz22, multiwoz21, sgd, crosswoz, risawoz, "
                                          "jmultiwoz (detected from --gold when omitted)")
@@ -59,7 +60,9 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                 bootstrap: bool = True, resources: bool = True) -> None:
     """The scoring options (each an :class:`~dst_eval.options.EvalOptions` field)."""
     parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict)")
-    parser.add_argument("--metrics", help="comma-separated metric names to report")
+    parser.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",
+                        help="metric names to report, space- or comma-separated (DST and "
+                             "response metrics; default: all)")
     if breakdowns:
         parser.add_argument("--by", help=f"comma-separated breakdowns: {', '.join(BREAKDOWNS)}")
     parser.add_argument("--missing", metavar="POLICY",
@@ -78,6 +81,9 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                         help=f"mwzeval profile: rule tables of the published leaderboard "
                              f"({MWZEVAL_RULES[0]}, default) or of the latest mwzeval "
                              f"({MWZEVAL_RULES[1]})")
+    parser.add_argument("--zero-shot-domain", metavar="DOMAIN",
+                        help="zero-shot protocol (TRADE --except_domain): score only the "
+                             "dialogues involving DOMAIN and only its slots")
     if bootstrap:
         parser.add_argument("--bootstrap", metavar="N",
                             help="95%% confidence intervals from N dialogue-level resamples "
@@ -97,8 +103,30 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                                                  "policy-optimisation setting")
 
 
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display and no messages on stderr (errors excepted)")
+
+
 def options_from(args: argparse.Namespace):
     """The validated :class:`~dst_eval.options.EvalOptions` of parsed arguments."""
     from dst_eval.options import EvalOptions
 
+    if isinstance(getattr(args, "metrics", None), list):  # -m a b / -m a,b
+        args.metrics = ",".join(args.metrics)
     return EvalOptions.from_args(args)
+
+
+def read_predictions_arg(path: str, corpus: str, options):
+    """The predictions named on the command line; ``-`` reads one JSON/JSONL document
+    from standard input (as sacrebleu reads its input)."""
+    from dst_eval.api import as_predictions
+
+    if path != "-":
+        return as_predictions(path, corpus, options)
+    import sys
+
+    from dst_eval.predictions.reader import read_predictions_data
+
+    return read_predictions_data(sys.stdin.buffer.read(), source="<stdin>",
+                                 pred_format=options.pred_format, corpus=corpus)

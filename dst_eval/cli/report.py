@@ -8,10 +8,19 @@ Scores like ``dst-eval PRED`` with the breakdowns the page shows (``by=("domain"
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dst_eval.cli.parser import add_inputs, add_scoring, add_strict, make_parser, options_from
+from dst_eval.cli.parser import (
+    add_inputs,
+    add_quiet,
+    add_scoring,
+    add_strict,
+    make_parser,
+    options_from,
+    read_predictions_arg,
+)
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import EvalOptions
@@ -40,6 +49,7 @@ def build_report_parser() -> argparse.ArgumentParser:
                         help="where to write the HTML page")
     add_scoring(parser, breakdowns=False)
     parser.add_argument("--title", help="page title (default: from the predictions file name)")
+    add_quiet(parser)
     return parser
 
 
@@ -70,22 +80,24 @@ def run_report(argv: Sequence[str]) -> int:
     if not target.absolute().parent.is_dir():
         raise UsageError(f"cannot write --html {target}: the directory "
                          f"{target.absolute().parent} does not exist")
-    from rich.console import Console
-
-    from dst_eval.api import as_gold, as_predictions
+    from dst_eval.api import as_gold
     from dst_eval.html_report import render_report_html
-    from dst_eval.progress import stage
+    from dst_eval.progress import ProgressDisplay
 
-    console = Console(stderr=True)
-    with stage(console, "scoring…"):
+    with ProgressDisplay(quiet=args.quiet) as progress:
+        progress.update("reading gold", 0, 4)
         gold = as_gold(args.gold, options)
-        predictions = as_predictions(args.predictions, gold.corpus, options)
+        progress.update("reading predictions", 1, 4)
+        predictions = read_predictions_arg(args.predictions, gold.corpus, options)
+        progress.update("scoring", 2, 4)
         report = report_with_breakdowns(predictions, gold, options)
-    page = render_report_html(report, title=args.title)
+        progress.update("rendering", 3, 4)
+        page = render_report_html(report, title=args.title)
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write --html {target}: {exc.strerror or exc}") from exc
-    console.print(f"HTML report written to {target} ({len(page.encode()) / 1024:.0f} KiB)",
-                  highlight=False, soft_wrap=True)
+    if not args.quiet:
+        print(f"HTML report written to {target} ({len(page.encode()) / 1024:.0f} KiB)",
+              file=sys.stderr)
     return EXIT_OK

@@ -1,23 +1,40 @@
-"""``dst-eval PRED --gold PATH [options]``: score predictions (the default command)."""
+"""``dst-eval PRED --gold PATH [options]``: score predictions (the default command).
+
+The reporting flags follow sacrebleu's meanings: ``-b/--score-only`` prints only the
+number(s), ``-w/--width`` the decimals, ``-f/--format`` the output format, ``-m/--metrics``
+the metrics, ``-q/--quiet`` silences stderr, ``-`` reads the predictions from standard
+input. Nothing is written to a file unless asked (``-o/--output``, ``--report``).
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from dst_eval import __version__
-from dst_eval.cli.parser import add_inputs, add_scoring, add_strict, make_parser, options_from
+from dst_eval.cli.parser import (
+    add_inputs,
+    add_quiet,
+    add_scoring,
+    add_strict,
+    make_parser,
+    options_from,
+    read_predictions_arg,
+)
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.result import Result
 
-FORMATS = ("table", "json", "markdown", "csv")
+FORMATS = ("table", "text", "json", "markdown", "csv")
+MAX_WIDTH = 12
 
 EXAMPLES = """\
 examples:
   dst-eval gold_samples/multiwoz22/predictions.json --gold gold_samples/multiwoz22
+  dst-eval gold_samples/multiwoz22/predictions.json --gold gold_samples/multiwoz22 \\
+      -m joint_goal_accuracy -b -w 4
+  cat gold_samples/sgd/predictions.json | dst-eval - --gold gold_samples/sgd -f json
   dst-eval preds.json --gold MultiWOZ_2.2 --split test --by domain,depth
   dst-eval preds_dir/ --gold dstc8-schema-guided-dialogue --split dev \\
       --profile sgd-official --format json --output metrics.json
@@ -28,6 +45,8 @@ examples:
   dst-eval report preds.json --gold MultiWOZ_2.2 --split test --html report.html
   dst-eval leaderboard configs/leaderboard_example.toml --output-dir leaderboard
 
+scales: JSON and CSV hold fractions in [0, 1]; the table, text, markdown and -b show them
+  as percentages; BLEU and combined are in points (0-100); counts are integers.
 profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
   trade (CrossWOZ), official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
   3 invalid predictions, 4 gold data problem.
@@ -41,53 +60,65 @@ def build_parser() -> argparse.ArgumentParser:
         "numbers identical to the official scorers (compat profiles) or the strict default. "
         "Other commands: validate, compare, report, leaderboard (see 'dst-eval COMMAND "
         "--help').", EXAMPLES)
-    parser.add_argument("--version", action="version", version=f"dst-eval {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"dst-eval {__version__}")
     add_inputs(parser)
     add_strict(parser)
     add_scoring(parser)
-    parser.add_argument("--format", choices=FORMATS, default="table", dest="fmt",
-                        help="output format (default: a table)")
-    parser.add_argument("--output", help="write the output to this file instead of stdout")
-    parser.add_argument("--report", help="with --format table: where to write the JSON report "
-                                         "(default: <predictions name>.report.json here)")
-    parser.add_argument("--no-report", action="store_true",
-                        help="with --format table: do not write the JSON report")
+    out = parser.add_argument_group("reporting (sacrebleu's flags)")
+    out.add_argument("-f", "--format", choices=FORMATS, default="table", dest="fmt",
+                     help="output format: table (a table on a terminal, plain aligned text "
+                          "otherwise; default), text, json, markdown, csv")
+    out.add_argument("-b", "--score-only", action="store_true",
+                     help="print only the score(s), one per line in the order of the table "
+                          "(a JSON list with -f json), on the table's scale")
+    out.add_argument("-w", "--width", default=None, metavar="N",
+                     help="decimals of displayed scores (default 2)")
+    out.add_argument("-o", "--output", help="write the output to this file instead of stdout")
+    out.add_argument("--report", metavar="FILE",
+                     help="also write the JSON report to FILE (nothing is written otherwise)")
+    out.add_argument("--no-report", action="store_true", help=argparse.SUPPRESS)
+    add_quiet(out)
     return parser
+
+
+def parse_width(value: str | None) -> int:
+    """``-w/--width``: 0 to :data:`MAX_WIDTH` decimals (default 2)."""
+    if value is None:
+        return 2
+    try:
+        width = int(value)
+    except ValueError:
+        width = -1
+    if not 0 <= width <= MAX_WIDTH:
+        raise UsageError(f"--width {value!r}: give a number of decimals from 0 to {MAX_WIDTH}")
+    return width
 
 
 def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     options = options_from(args)  # every bad option is refused here, before any work
+    width = parse_width(args.width)
+    if args.score_only and args.fmt not in ("table", "text", "json"):
+        raise UsageError(f"--score-only prints numbers (as text or a JSON list), not "
+                         f"--format {args.fmt}")
     for flag, target in (("--output", args.output), ("--report", args.report)):
         check_writable(flag, target)
-    from dst_eval.api import evaluate
+    if args.output and args.report and Path(args.output).absolute() == Path(
+            args.report).absolute():
+        raise UsageError("--output and --report name the same file")
+    from dst_eval.api import as_gold, evaluate
+    from dst_eval.progress import ProgressDisplay
 
-    with _progress("scoring…"):
-        result = evaluate(args.predictions, gold=args.gold, options=options)
-    write_result(result, args)
+    with ProgressDisplay(quiet=args.quiet) as progress:
+        progress.update("reading gold", 0, 3)
+        gold = as_gold(args.gold, options)
+        progress.update("reading predictions", 1, 3)
+        predictions = read_predictions_arg(args.predictions, gold.corpus, options)
+        progress.update("scoring", 2, 3)
+        result = evaluate(predictions, gold=gold, options=options)
+        progress.update("done", 3, 3)
+    write_result(result, args, width)
     return EXIT_OK
-
-
-def _progress(description: str):
-    """A delayed spinner on a terminal (rich is imported only then)."""
-    from dst_eval.progress import stage
-
-    console = None
-    if _stderr_may_be_terminal():
-        from rich.console import Console
-
-        console = Console(stderr=True)
-    return stage(console, description)
-
-
-def _stderr_may_be_terminal() -> bool:
-    """False when rich would not call stderr a terminal either (no spinner: rich unneeded)."""
-    if any(name in os.environ for name in ("TTY_COMPATIBLE", "FORCE_COLOR")):
-        return True
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return True  # let rich decide
 
 
 def check_writable(flag: str, target: str | None) -> None:
@@ -102,40 +133,41 @@ def check_writable(flag: str, target: str | None) -> None:
                          "exist")
 
 
-def write_text(text: str, output: str | None) -> None:
+def write_text(text: str, output: str | None, flag: str = "--output") -> None:
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {flag} {output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def write_result(result: Result, args: argparse.Namespace) -> None:
-    if args.fmt == "json":
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_result(result: Result, args: argparse.Namespace, width: int = 2) -> None:
+    from dst_eval import report
+
+    if args.report:
+        write_text(result.to_json(), args.report, "--report")
+        if not args.quiet:
+            print(f"JSON report written to {args.report}", file=sys.stderr)
+    if args.score_only:
+        write_text(report.score_only(result, width, as_json=args.fmt == "json"), args.output)
+    elif args.fmt == "json":
         write_text(result.to_json(), args.output)
     elif args.fmt == "markdown":
-        write_text(result.to_markdown(), args.output)
+        write_text(report.to_markdown(result, width), args.output)
     elif args.fmt == "csv":
         write_text(result.to_csv(), args.output)
+    elif args.fmt == "text" or args.output or not stdout_is_terminal():
+        write_text(report.to_text(result, width), args.output)
     else:
         from rich.console import Console
 
-        if args.output:
-            try:
-                with open(args.output, "w", encoding="utf-8") as handle:
-                    result.render(Console(file=handle, width=120))
-            except OSError as exc:
-                raise UsageError(f"cannot write --output {args.output}: "
-                                 f"{exc.strerror or exc}") from None
-        else:
-            result.render(Console())
-        if not args.no_report:
-            target = Path(args.report or f"{Path(args.predictions).name}.report.json")
-            try:
-                target.write_text(result.to_json(), encoding="utf-8")
-            except OSError as exc:
-                raise UsageError(f"cannot write the JSON report {target}: "
-                                 f"{exc.strerror or exc}") from None
-            Console(stderr=True).print(f"JSON report written to {target}", highlight=False)
+        report.render(result, Console(), width)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from dst_eval.cli.parser import add_inputs, add_strict, make_parser, options_from
+from dst_eval.cli.parser import (
+    add_inputs,
+    add_quiet,
+    add_strict,
+    make_parser,
+    options_from,
+    read_predictions_arg,
+)
 from dst_eval.errors import EXIT_OK, UsageError
 
 
@@ -15,6 +22,7 @@ def build_validate_parser() -> argparse.ArgumentParser:
                          "problem; exit 3 if any problem is an error.")
     add_inputs(parser)
     add_strict(parser)
+    add_quiet(parser)
     return parser
 
 
@@ -24,10 +32,13 @@ def run_validate(argv: Sequence[str]) -> int:
     if not args.gold:
         raise UsageError("validate needs --gold PATH to check the predictions against")
     from dst_eval.alignment import align
-    from dst_eval.api import as_gold, as_predictions
+    from dst_eval.api import as_gold
 
     gold = as_gold(args.gold, options)
-    predictions = as_predictions(args.predictions, gold.corpus, options)
+    from dst_eval.predictions.bind import bind_to_gold
+
+    predictions = bind_to_gold(read_predictions_arg(args.predictions, gold.corpus, options),
+                               gold)
     alignment = align(gold, predictions, strict=options.strict)
     summary = alignment.summary()
     print(f"{predictions.source}: {predictions.format} format, "

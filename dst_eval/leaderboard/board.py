@@ -15,7 +15,7 @@ import fnmatch
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,13 +216,15 @@ def _statistics_notes(rows: list[Row], config: LeaderboardConfig) -> list[str]:
 
 def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
                       extra: Candidate | None = None,
-                      previous: Path | None = None) -> Leaderboard:
+                      previous: Path | None = None,
+                      progress: Callable[[str, int, int], None] | None = None) -> Leaderboard:
     """Validate, score (through the cache), rank and test every submission.
 
     ``extra`` adds a candidate (``--check``), replacing a discovered one with the same file.
     ``previous``: the ``leaderboard.json`` published before, whose rows are the existing
     submissions (without it: those served from the cache); when names clash, an existing
-    submission keeps its name and the newcomers are refused.
+    submission keeps its name and the newcomers are refused. ``progress(stage, done,
+    total)`` is told each submission as it is scored.
     """
     scorer = Scorer(config, ScoreCache(cache_dir))
     candidates = discover(config)
@@ -234,7 +236,9 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     rows: list[Row] = []
     invalid: list[Invalid] = []
     roots = sorted({str(s.root) for s in config.sources}, key=len, reverse=True)
-    for candidate in candidates:
+    for done, candidate in enumerate(candidates):
+        if progress is not None:
+            progress(f"scoring {candidate.id}", done, len(candidates))
         try:
             if candidate.error:
                 raise Refused(candidate.error)
@@ -245,6 +249,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     existing = published_ids(previous)
     if existing is None:
         existing = {row.id for row in rows if row.id not in scorer.scored}
+    if progress is not None:
+        progress("ranking and significance tests", len(candidates), len(candidates))
     rows = _unique_names(rows, invalid, existing)
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)

@@ -7,6 +7,9 @@ is decided by the scoring profile, :mod:`dst_eval.normalize`). Anything the read
 to convert or could not take (non-string values, hedged values such as
 ``north|centre``, a slot given twice) is recorded as an :class:`Issue` so alignment can
 report it; nothing is dropped silently.
+
+:class:`PredTurn` and :class:`PredFrame` are frozen :class:`msgspec.Struct` records without
+cyclic-GC tracking, like the gold turns (:mod:`dst_eval.gold`: one per turn, cheap to build).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from msgspec import Struct
+
+from dst_eval.escape import one_line
 from dst_eval.gold import dialogue_key
 
 _EMPTY: Mapping = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class PredFrame:
+class PredFrame(Struct, frozen=True, gc=False):
     """A predicted SGD-style frame, as the official SGD scorer consumes it."""
 
     service: str
@@ -31,8 +36,7 @@ class PredFrame:
     spans: tuple | None = None  # tuple[SlotSpan, ...] when the frame has ``slots``
 
 
-@dataclass(frozen=True, slots=True)
-class PredTurn:
+class PredTurn(Struct, frozen=True, gc=False):
     state: Mapping[str, str] | None = None
     """Predicted cumulative state ``{"domain-slot": value}``; None when not given."""
     requested_slots: frozenset[str] | None = None
@@ -65,7 +69,8 @@ class Issue:
         if self.turn is not None:
             where.append(f"turn {self.turn}")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        return one_line(text)  # ids with newlines or bidi characters cannot forge a line
 
 
 @dataclass

@@ -30,7 +30,8 @@ and skips the rest (utterances, actions, service results); only a file that does
 the types (odd values, structural problems) is parsed generically and repaired or
 diagnosed first (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
-the previous turn's state mappings, intent maps and service tuples.
+the previous turn's state mappings, intent maps and service tuples, and (per file) names,
+intents and value tuples.
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ from msgspec import Struct
 from dst_eval.corpora.sgd.keys import SlotKeys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import SlotSpan
-from dst_eval.jsonio import decode_typed, iter_zip_bytes, parse_json_bytes, read_bytes
+from dst_eval.jsonio import (
+    check_path,
+    decode_typed,
+    iter_zip_bytes,
+    parse_json_bytes,
+    read_bytes,
+)
+from dst_eval.predictions.duplicates import may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"
@@ -65,6 +73,7 @@ _VALUE_ISSUES = {
                       "accuracy)",
     "missing_requested_slots": "user frames without state.requested_slots (left out of "
                                "requested-slot scores)",
+    "duplicate_key": "object keys given more than once (the last value is read)",
 }
 _EMPTY: Mapping = MappingProxyType({})
 _NO_KEYS: frozenset[str] = frozenset()
@@ -164,6 +173,7 @@ class _Builder:
         self.names: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
+        self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
         turns = record.turns
@@ -216,6 +226,8 @@ class _Builder:
             raise _Malformed("missing key 'slot_values'")
         service = self.names.setdefault(service, service)
         intent = state.active_intent
+        if intent is not None:
+            intent = self.names.setdefault(intent, intent)
         requested = state.requested_slots
         last = states.get(service)
         if last is not None and last[0] == values:
@@ -224,7 +236,7 @@ class _Builder:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            mapping, problems = _kept_values(values)
+            mapping, problems = _kept_values(self._pooled(values))
             flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
                     if mapping else _EMPTY)
             states[service] = (values, mapping, flat, problems)
@@ -234,6 +246,13 @@ class _Builder:
         if spans is not None:
             spans = self._spans(spans, dialogue_id, index) if spans else ()
         return PredFrame(service, intent, requested, mapping, spans), flat
+
+    def _pooled(self, values: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        """``values`` with each slot name and value tuple replaced by its first equal one
+        in the file (cumulative states repeat them from turn to turn)."""
+        names, pool = self.names, self.values
+        return {names.setdefault(slot, slot): pool.setdefault(value, value)
+                for slot, value in values.items()}
 
     def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
                service: str, dialogue_id: str, index: int) -> None:
@@ -317,6 +336,8 @@ def _read_document(data: bytes, file: str, tally: _Tally) -> list[tuple[str, lis
     except msgspec.ValidationError:
         document = _repaired(parse_json_bytes(data, file=file, error=PredictionError), file,
                              tally)
+    if may_repeat_keys(data, document):
+        report_duplicate_keys(data, document, tally.add)
     builder = _Builder(file, tally)
     return [(dialogue_id, builder.dialogue(dialogue_id, record))
             for dialogue_id, record in _dialogue_items(document, file)]
@@ -427,8 +448,7 @@ def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
 def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
     path = Path(path)
-    if not path.exists():
-        raise PredictionError("prediction path does not exist", file=str(path))
+    check_path(path, error=PredictionError)
     documents, issues = _documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}

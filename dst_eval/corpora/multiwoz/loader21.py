@@ -123,7 +123,8 @@ def sniff(path: str | Path) -> bool:
                 head = stream.read(_SNIFF_BYTES)
     except (DstEvalError, OSError, ValueError, zipfile.BadZipFile):
         return False
-    return head.lstrip().startswith(b"{") and _LOG_LIST.search(head) is not None
+    return (head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+            and _LOG_LIST.search(head) is not None)
 
 
 def load(path: str | Path, *, split: str | None = None) -> GoldSet:
@@ -301,14 +302,14 @@ class _Goal(Mapping):
 
     __slots__ = ("_raw", "_parsed")
 
-    def __init__(self, raw: dict[str, msgspec.Raw]) -> None:
+    def __init__(self, raw: dict[str, bytes]) -> None:
         self._raw = raw
         self._parsed: dict[str, Any] = {}
 
     def __getitem__(self, key: str) -> Any:
         value = self._parsed.get(key, _MISSING)
         if value is _MISSING:
-            value = self._parsed[key] = deep_freeze(orjson.loads(bytes(self._raw[key])))
+            value = self._parsed[key] = deep_freeze(orjson.loads(self._raw[key]))
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -436,7 +437,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
         if metadata is None:
             raise GoldDataError("system turn 'metadata' must be an object", **where,
                                 turn=user_index + 1)
-        raws = tuple((domain, bytes(value)) for domain, value in metadata.items())
+        raws = tuple([(domain, bytes(value)) for domain, value in metadata.items()])
         if previous is not None and raws == previous[0]:
             _raws, frozen, services, belief, booked_now = previous
         else:
@@ -464,7 +465,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
             previous = (raws, frozen, services, belief, booked_now)
         spans = system.span_info
         if isinstance(spans, list):
-            spans = tuple(tuple(s) if isinstance(s, list) else s for s in spans)
+            spans = tuple([tuple(s) if type(s) is list else s for s in spans])
         turns.append(GoldTurn(
             dialogue_id=dialogue_id,
             turn_index=len(turns),
@@ -478,12 +479,13 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
                 "booked_domains": booked_now, "belief": belief,
             }),
         ))
+    # the goal's entries as bytes copies: a msgspec.Raw would keep the whole file alive
+    texts = {d: bytes(g) for d, g in goal.items()} if goal is not None else None
     services_goal: tuple[str, ...] = ()
-    if goal:  # entries that are non-empty objects
-        texts = {d: bytes(g) for d, g in goal.items()}
+    if texts:  # entries that are non-empty objects
         services_goal = tuple(d for d, g in texts.items() if g[:1] == b"{"
                               and not _EMPTY_OBJECT.fullmatch(g))
-    frozen_goal = MappingProxyType(_Goal(goal)) if goal is not None else None
+    frozen_goal = MappingProxyType(_Goal(texts)) if texts is not None else None
     return GoldDialogue(
         dialogue_id=dialogue_id, turns=tuple(turns), services=services_goal, goal=frozen_goal
     )

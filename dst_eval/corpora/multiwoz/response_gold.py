@@ -28,6 +28,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from msgspec import structs
+
 from dst_eval.corpora.multiwoz.database import MultiwozDatabase
 from dst_eval.corpora.multiwoz.delex import turn_reference
 from dst_eval.corpora.multiwoz.goals import booked_domains, dialogue_goal, goal_domains, gold_states
@@ -196,6 +198,6 @@ def _merge(dialogue: GoldDialogue, source: GoldDialogue, file: str,
             notes["span_info"] = turn21.system_annotations["span_info"]
             notes["span_unit"] = "word"
             response = turn21.system_response
-        turns.append(replace(turn, system_annotations=MappingProxyType(notes),
+        turns.append(structs.replace(turn, system_annotations=MappingProxyType(notes),
                              system_response=response))
-    return replace(dialogue, turns=tuple(turns), goal=source.goal)
+    return structs.replace(dialogue, turns=tuple(turns), goal=source.goal)

@@ -15,7 +15,8 @@ One :class:`GoldTurn` per USER turn (``raw_turn_index`` = its position in ``turn
 What repeats is shared, not copied: a frame state equal to the previous state of its
 service in the dialogue is the same mapping (cumulative states repeat from turn to turn),
 a turn whose frames carry the same state mappings as the previous turn's shares its flat
-state, and intent maps, service tuples and names are pooled.
+state, and intent maps, service tuples, names and value tuples are pooled (one object per
+distinct value tuple and slot name in the gold set: ~0.3 KB less per user turn).
 
 A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
 ``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing
@@ -51,6 +52,7 @@ class GoldBuilder:
         self.names: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
+        self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def dialogue(self, record: Dialogue, file: str) -> GoldDialogue:
         dialogue_id = record.dialogue_id
@@ -129,7 +131,9 @@ class GoldBuilder:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            items = sorted(values.items())
+            pool = self.values
+            items = sorted([(names.setdefault(slot, slot), pool.setdefault(value, value))
+                            for slot, value in values.items()])
             mapping = MappingProxyType(dict(items)) if items else _EMPTY
             flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY
             states[service] = (values, mapping, flat)

@@ -267,9 +267,9 @@ def test_crosswoz_not_json_and_wrong_split(tmp_path: Path, gold_samples: Path) -
     assert not crosswoz.sniff(broken)
     with pytest.raises(GoldDataError, match="not a valid zip file"):
         crosswoz.load(broken)
-    with pytest.raises(UsageError, match="holds the test split"):
+    with pytest.raises(GoldDataError, match="holds the test split"):  # exit 4 (issue 9)
         crosswoz.load(gold_samples / "crosswoz" / "test.json", split="val")
-    with pytest.raises(UsageError, match="no CrossWOZ 'train' split"):
+    with pytest.raises(GoldDataError, match="no CrossWOZ 'train' split"):
         crosswoz.load(gold_samples / "crosswoz", split="train")
 
 

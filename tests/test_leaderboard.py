@@ -212,7 +212,8 @@ def test_small_board_refuses_unsafe_submissions(small, capsys):
     assert "must be an http(s) URL" in reasons["bad_url.json"]
     assert reasons["big.json"] == ("0.03 MB is over the 0.02 MB submission limit "
                                    "(max_submission_mb)")
-    assert "none of its dialogue ids is in the gold data" in reasons["nothing.json"]
+    # refused by the coverage check before scoring (issue 9)
+    assert "predictions match 0 of 4 dialogues" in reasons["nothing.json"]
     valid = {row["submission"]: row for row in data["rows"]}
     assert set(valid) == {"oracle.json", "sample.json", "worse.json", "named.toml"}
     assert valid["named.toml"]["name"] == "Nested ok"

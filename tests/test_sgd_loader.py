@@ -182,9 +182,9 @@ def test_corpus_root_needs_a_split(tmp_path: Path, sample_dir: Path) -> None:
     shutil.copytree(sample_dir, tmp_path / "dev")
     with pytest.raises(UsageError, match="name one with --split"):
         sgd.load(tmp_path)
-    with pytest.raises(UsageError, match="split 'test' not found"):
+    with pytest.raises(GoldDataError, match="split 'test' not found"):  # exit 4 (issue 9)
         sgd.load(tmp_path, split="test")
-    with pytest.raises(UsageError, match="'dev' split but split 'test'"):
+    with pytest.raises(GoldDataError, match="'dev' split but split 'test'"):
         sgd.load(tmp_path / "dev", split="test")
     with pytest.raises(GoldDataError, match="no SGD dialogues"):
         sgd.load(_write(tmp_path / "empty" / "x.txt", "").parent)

@@ -12,8 +12,8 @@ Split: with ``split`` given and ``testListFile`` / ``valListFile`` (optionally `
 named for its split (``test.json.zip``) holds that split only. ``split`` must name a split
 the gold holds (a list file for it, or the file's own name), else :class:`GoldDataError`
 listing the splits it holds; without ``split``, a file named for its split loads whole, and
-a file whose list files show several splits is refused (choose one). A listed id missing
-from the file is an error.
+a file whose list files show it holds training dialogues too (the full ``data.json``) is
+refused (choose one). A listed id missing from the file is an error.
 
 Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeable):
 
@@ -139,9 +139,10 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     log = FileLog()
     data, list_files, file = _read(path, log)
-    named = infer_split(path)
+    named, given = infer_split(Path(path.name)), split  # the file's own name only
     split = _check_split(split, named, _held_splits(named, list_files, data), file)
     ids = _select(data, list_files, split, file) if split != named else list(data)
+    split = given if given is not None else split
     memo: dict[tuple[str, bytes], _DomainRead] = {}
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
@@ -234,7 +235,7 @@ def _check_split(split: str | None, named: str | None, held: list[str],
                  file: str) -> str | None:
     """The split to load (canonical name); refuses a split the gold does not hold."""
     if split is None:
-        if named is None and len(held) > 1:
+        if named is None and "train" in held:
             raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "
                              "files); choose one with --split")
         return named

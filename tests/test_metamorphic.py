@@ -48,6 +48,11 @@ GOLD = {  # corpus -> (path under ../shared or gold_samples, split)
 NOT_DST = ("inform", "success", "combined", "entity_inform_rate", "avg_lengths", "entropy",
            "cond_entropy", "msttr", "num_", "bleu")
 CASES = [(c, p) for c in GOLD for p in corpus_config(c).profiles]
+NOT_ONE = {("multiwoz21", "trade"): "the trade profile rebuilds the MultiWOZ gold as trade-dst "
+           "does (value fixes: 'restaurant two two' differs), so dst-eval's gold is not its "
+           "oracle"}
+"""Documented exceptions to "the gold fed back scores 1.0" (besides mwzeval's dontcare drop,
+handled by its oracle)."""
 
 _cache: dict[str, GoldSet] = {}
 
@@ -96,6 +101,9 @@ def test_gold_fed_back_scores_one(gold_of, corpus: str, profile: str) -> None:
     result = evaluate(dst_oracle(gold, profile), gold=gold, profile=profile)
     scores = dst_scores(result)
     assert scores
+    if (corpus, profile) in NOT_ONE:  # the exception must stay real, or leave the list
+        assert scores["joint_goal_accuracy"] < 1.0, NOT_ONE[(corpus, profile)]
+        return
     for name, value in scores.items():
         assert value == pytest.approx(1.0, abs=1e-12), f"{corpus}/{profile}: {name} = {value}"
 

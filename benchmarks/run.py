@@ -5,8 +5,9 @@
 
 Jobs: 1 SGD dev vs the official scorer, 2 mwzeval (15 files x seeds 0-4), 3 MultiWOZ 2.1
 strict end to end, 4 synthetic SGD scale (10k/100k/1M user turns), 5 CrossWOZ convlab vs
-ConvLab-3. Targets are printed with PASS/FAIL; a miss never makes the script fail (a failing
-*command* does: exit 1 naming it). See benchmarks/README.md.
+ConvLab-3, 6 hostile-input bombs (peak RSS < 300 MB). Targets are printed with PASS/FAIL;
+a miss never makes the script fail (a failing *command* does: exit 1 naming it). See
+benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import bench_bombs
 import bench_convlab_crosswoz
 import bench_multiwoz_strict
 import bench_mwzeval
@@ -29,7 +31,7 @@ import bench_sgd_scale
 from harness import ROOT, Bench, BenchError, JobReport, markdown_table, parse_args
 
 JOBS = {"1": bench_sgd_dev.run, "2": bench_mwzeval.run, "3": bench_multiwoz_strict.run,
-        "4": bench_sgd_scale.run, "5": bench_convlab_crosswoz.run}
+        "4": bench_sgd_scale.run, "5": bench_convlab_crosswoz.run, "6": bench_bombs.run}
 
 
 def context(bench: Bench) -> str:

@@ -291,7 +291,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
     details: list[Issue] = list(predictions.issues)
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
-    reported_gaps = {(i.dialogue, i.turn) for i in predictions.issues if i.kind == "missing_turn"}
+    reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
     pipe_values = gold_pipe_values(gold)
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold)
@@ -367,7 +367,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
             if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
                 n_missing_turns += 1
-                if (pred_id, i) not in reported_gaps:
+                if pred_id not in reported_gaps:
                     details.append(Issue("missing_turn", "empty turn object; the turn is "
                                          "scored as missing", file=source,
                                          dialogue=dialogue.dialogue_id, turn=i,

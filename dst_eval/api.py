@@ -44,20 +44,26 @@ def as_gold(gold: str | Path | GoldSet | None, options: EvalOptions) -> GoldSet:
     return gold_set
 
 
-def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions) -> PredictionSet:
+def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions,
+                   gold: GoldSet | None = None) -> PredictionSet:
     """``predictions`` (a path, an in-memory mapping/list or a :class:`PredictionSet`) read
-    in ``options.pred_format`` (detected when None)."""
+    in ``options.pred_format`` (detected when None); with ``gold``, bound to it
+    (:func:`dst_eval.predictions.bind.bind_to_gold`: order-aligned samples, the gold a
+    system's file carries)."""
     from dst_eval.predictions import reader
+    from dst_eval.predictions.bind import bind_to_gold
 
     if isinstance(predictions, PredictionSet):
-        return predictions
-    if isinstance(predictions, str | Path):
-        return reader.read_predictions(predictions, pred_format=options.pred_format,
+        read = predictions
+    elif isinstance(predictions, str | Path):
+        read = reader.read_predictions(predictions, pred_format=options.pred_format,
                                        corpus=corpus)
-    if isinstance(predictions, Mapping | list):
-        return reader.predictions_from_object(predictions, source="<memory>",
+    elif isinstance(predictions, Mapping | list):
+        read = reader.predictions_from_object(predictions, source="<memory>",
                                               pred_format=options.pred_format, corpus=corpus)
-    raise UsageError(f"cannot read predictions from a {type(predictions).__name__}")
+    else:
+        raise UsageError(f"cannot read predictions from a {type(predictions).__name__}")
+    return read if gold is None else bind_to_gold(read, gold)
 
 
 def resolve_options(options: EvalOptions | None, overrides: Mapping[str, Any]) -> EvalOptions:
@@ -79,6 +85,25 @@ def resolve_seed(options: EvalOptions) -> int | None:
         return seed_from_env()
     except ValueError as exc:
         raise UsageError(f"resampling seed from the environment: {exc}") from None
+
+
+def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
+    """The surface-form diagnostic (``dst_eval/surface.py``): one warning, no score change."""
+    from dst_eval import surface
+    from dst_eval.config import corpus_config
+    from dst_eval.normalize import policy_rules
+    from dst_eval.profiles.strict import unset_for
+
+    corpus = alignment.gold.corpus
+    config = corpus_config(corpus)
+    rules = policy_rules(options.normalisation or config.normalisation)
+    counts = surface.count(alignment, family=config.family,
+                           accepted=surface.accepted_classes(options.profile, rules),
+                           is_unset=unset_for(corpus).test)
+    issue = surface.warning(counts, options.profile)
+    if issue is not None:
+        result.issues = [*result.issues, issue]
+        result.counts.update({f"surface_forms:{name}": n for name, n in counts.items()})
 
 
 def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
@@ -106,21 +131,34 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     profile = options.profile or corpus_config(gold_set.corpus).default_profile
     score = get_profile(profile, gold_set.corpus)
     options = options.replace(profile=profile)
-    prediction_set = as_predictions(predictions, gold_set.corpus, options)
+    prediction_set = as_predictions(predictions, gold_set.corpus, options, gold_set)
     from dst_eval.alignment import align
 
     alignment = align(gold_set, prediction_set, strict=options.strict)
+    notes = []
+    if options.zero_shot_domain:
+        from dst_eval import corpora, zeroshot
+
+        full = alignment
+        alignment = zeroshot.restrict(full, options.zero_shot_domain,
+                                      corpora.get(gold_set.corpus).domain_of)
+        notes.append(zeroshot.note(full, alignment, options.zero_shot_domain))
     result = Result(signature=Signature(gold_set.corpus, gold_set.split, profile),
                     issues=alignment.issues, coverage=alignment.summary(),
                     gold_source=gold_set.source, predictions_source=prediction_set.source,
                     turns=alignment.pairs)
     if prediction_set.has_states:
         score(alignment, options, result)
+        _surface_forms(alignment, options, result)
     else:
         result.add(notes=["DST: n/a (the predictions carry no states)"])
+    if options.zero_shot_domain:
+        result.add(signature_fields={"zero-shot": options.zero_shot_domain}, notes=notes)
     from dst_eval.responses import ResponseResources, has_responses, score_responses
 
-    if has_responses(alignment):
+    if options.zero_shot_domain and has_responses(alignment):
+        result.add(notes=["responses: not scored under --zero-shot-domain (a DST protocol)"])
+    elif has_responses(alignment):
         resources = ResponseResources(db=options.db, goals=options.goals,
                                       references=options.references,
                                       gold_states=options.gold_states,

@@ -36,6 +36,9 @@ key                      required  meaning (attribute of :class:`CorpusSpec`)
 ``slots``                no        slot list ``domain-slot`` (slot accuracy)
 ``categorical_slots``    no        slots with a closed value list
 ``multi_value_slots``    no        slots holding unordered space-separated lists
+``unified_slots``        no        slots of ConvLab-3's unified state beyond ``slots`` (the
+                                   ``convlab`` profile scores them: MultiWOZ
+                                   ``hospital-department``)
 =======================  ========  ==========================================================
 
 ``[slot_aliases]``: prediction slot key -> canonical key (:attr:`CorpusSpec.slot_aliases`).
@@ -86,6 +89,7 @@ class CorpusSpec:
     slots: tuple[str, ...] = ()
     categorical_slots: frozenset[str] = frozenset()
     multi_value_slots: frozenset[str] = frozenset()
+    unified_slots: tuple[str, ...] = ()
     slot_aliases: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     unset_values: tuple[str, ...] = ()
     raw: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), repr=False)
@@ -239,6 +243,7 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
                                              "categorical_slots", where)),
         multi_value_slots=frozenset(_strings(section.get("multi_value_slots", []),
                                              "multi_value_slots", where)),
+        unified_slots=_strings(section.get("unified_slots", []), "unified_slots", where),
         slot_aliases=MappingProxyType(dict(aliases)),
         unset_values=_strings(values.get("unset", []), "unset", where, "values"),
         raw=MappingProxyType(data),

@@ -1,11 +1,14 @@
 """Errors with exit codes.
 
 Every error dst-eval raises on bad input is a :class:`DstEvalError` that renders as
-one line naming the file, the dialogue and the turn, and maps to a distinct exit
+one line naming the file, the dialogue and the turn (control and bidirectional
+characters shown escaped, :func:`dst_eval.escape.one_line`), and maps to a distinct exit
 code: 2 usage, 3 invalid predictions, 4 gold data problem.
 """
 
 from __future__ import annotations
+
+from dst_eval.escape import one_line
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -36,16 +39,16 @@ class DstEvalError(Exception):
     def location(self) -> str:
         parts = []
         if self.file is not None:
-            parts.append(str(self.file))
+            parts.append(one_line(str(self.file)))
         if self.dialogue is not None:
-            parts.append(f"dialogue {self.dialogue}")
+            parts.append(f"dialogue {one_line(self.dialogue)}")
         if self.turn is not None:
             parts.append(f"turn {self.turn}")
         return ", ".join(parts)
 
     def __str__(self) -> str:
         where = self.location()
-        text = " ".join(self.message.split())  # always one line
+        text = " ".join(one_line(self.message).split())  # one line: a newline shows as \\n
         return f"{where}: {text}" if where else text
 
 

@@ -13,6 +13,10 @@ JSON of another shape) is left to the caller, who knows what the shape means.
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import stat
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +28,7 @@ import orjson
 from dst_eval.errors import DstEvalError, GoldDataError
 
 ErrorType = type[DstEvalError]
+BOM = b"\xef\xbb\xbf"
 
 
 def _describe(exc: orjson.JSONDecodeError, data: bytes) -> str:
@@ -36,6 +41,8 @@ def _describe(exc: orjson.JSONDecodeError, data: bytes) -> str:
 
 
 def parse_json_bytes(data: bytes, *, file: str, error: ErrorType = GoldDataError) -> Any:
+    if data[:3] == BOM:  # a UTF-8 byte order mark is accepted (and ignored) everywhere
+        data = data[3:]
     if not data.strip():
         raise error("file is empty", file=file)
     try:
@@ -48,6 +55,8 @@ def decode_typed(data: bytes, decoder: msgspec.json.Decoder, *, file: str,
                  error: ErrorType = GoldDataError) -> Any:
     """``decoder.decode(data)``; a syntax problem (empty file, invalid JSON or UTF-8, nesting
     too deep) raises ``error`` naming ``file``; :class:`msgspec.ValidationError` propagates."""
+    if data[:3] == BOM:
+        data = data[3:]
     try:
         return decoder.decode(data)
     except msgspec.ValidationError:
@@ -57,9 +66,46 @@ def decode_typed(data: bytes, decoder: msgspec.json.Decoder, *, file: str,
         raise error(f"invalid JSON ({exc})", file=file) from None
 
 
-def read_bytes(path: Path, *, error: ErrorType = GoldDataError) -> bytes:
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def special_reason(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as input, or None for a regular file or a directory.
+
+    Reading a FIFO or a device would block forever (or never end), so anything that is
+    not a regular file or a directory (after symlinks) is refused, and so is a broken
+    symbolic link or a path that does not exist.
+    """
     try:
-        return path.read_bytes()
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            return "broken symbolic link (its target does not exist)"
+        return "file not found"
+    except OSError as exc:
+        return f"cannot read ({exc.strerror})"
+    except ValueError:  # a NUL character in the path
+        return "invalid path (it holds a NUL character)"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+    return f"not a regular file or directory but {kind}; refused"
+
+
+def check_path(path: str | Path, *, error: ErrorType = GoldDataError) -> None:
+    """Raise ``error`` (one line naming ``path``) unless it is a regular file or directory."""
+    reason = special_reason(path)
+    if reason is not None:
+        raise error(reason, file=str(path))
+
+
+def read_bytes(path: Path, *, error: ErrorType = GoldDataError) -> bytes:
+    """The bytes of a regular file, without a UTF-8 byte order mark (accepted everywhere)."""
+    check_path(path, error=error)
+    try:
+        data = path.read_bytes()
+        return data[3:] if data[:3] == BOM else data
     except FileNotFoundError:
         raise error("file not found", file=str(path)) from None
     except IsADirectoryError:
@@ -92,6 +138,7 @@ def iter_zip_bytes(
 ) -> Iterator[tuple[str, bytes]]:
     """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order."""
     path = Path(path)
+    check_path(path, error=error)
     try:
         with zipfile.ZipFile(path) as archive:
             names = sorted(
@@ -99,7 +146,8 @@ def iter_zip_bytes(
                 if n.endswith(".json") and not n.startswith("__MACOSX/")
             )
             for name in names:
-                yield name, archive.read(name)
+                data = archive.read(name)
+                yield name, data[3:] if data[:3] == BOM else data
     except zipfile.BadZipFile:
         raise error("not a valid zip file", file=str(path)) from None
 
@@ -117,3 +165,78 @@ def iter_jsonl(path: str | Path, *, error: ErrorType = GoldDataError) -> Iterato
             yield lineno, orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise error(f"line {lineno}: {_describe(exc, line)}", file=str(path)) from None
+
+
+# --------------------------------------------------------------------------- duplicate keys
+
+_KEY_END = re.compile(rb'"\s*:')
+_SPACED_KEY = re.compile(rb'"[ \t\r\n]+:')
+
+
+def count_keys(obj: Any) -> int:
+    """``"\":"`` occurrences in the compact re-serialisation of a parsed document: its keys,
+    plus any ``":`` inside its strings (one C pass, no Python walk)."""
+    try:
+        return orjson.dumps(obj).count(b'":')
+    except (TypeError, orjson.JSONEncodeError):
+        return -1  # not re-serialisable: let the exact check decide
+
+
+def may_have_duplicate_keys(data: bytes, parsed_keys: int) -> bool:
+    """A cheap check: False only when ``data`` certainly has no object key twice.
+
+    Every key ends with an unescaped ``"`` followed by ``:`` (whitespace allowed), so the
+    ``":`` occurrences in the raw text are the keys written plus those inside strings;
+    ``parsed_keys`` (:func:`count_keys`) counts the same for what the parser kept. A key
+    given twice makes the raw count larger (keys spelled with ``\\uXXXX`` escapes end alike).
+    Raw text that could count less (``"key" : value``, a quote escaped as ``\\u0022``)
+    is counted by a regular expression, or sent to the exact check.
+    """
+    if parsed_keys < 0 or b"\\u0022" in data:
+        return True
+    raw = data.count(b'":')
+    if _SPACED_KEY.search(data):  # keys written as "key" : value
+        raw = len(_KEY_END.findall(data))
+    return raw != parsed_keys
+
+
+def find_duplicate_keys(data: bytes | str) -> list[tuple[tuple, str, int]]:
+    """Every object key given more than once, as ``(path, decoded key, count)``.
+
+    ``path`` is the tuple of keys and list indexes leading to the object (``()`` for the
+    top level). Keys are compared decoded, so ``"demo\\u0030001"`` and ``"demo0001"`` are
+    the same key. Slow (the standard parser with a hook): call it only when
+    :func:`may_have_duplicate_keys` says so.
+    """
+    found: dict[int, list[tuple[str, int]]] = {}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            counts: dict[str, int] = {}
+            for key, _ in pairs:
+                counts[key] = counts.get(key, 0) + 1
+            found[id(out)] = [(k, c) for k, c in counts.items() if c > 1]
+        return out
+
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        tree = json.loads(text, object_pairs_hook=hook)
+    except (ValueError, RecursionError):
+        return []
+    if not found:
+        return []
+    out: list[tuple[tuple, str, int]] = []
+    stack: list[tuple[tuple, Any]] = [((), tree)]
+    while stack:
+        path, x = stack.pop()
+        if type(x) is dict:
+            for key, count in found.get(id(x), ()):
+                out.append((path, key, count))
+            stack.extend((path + (k,), v) for k, v in x.items())
+        elif type(x) is list:
+            stack.extend((path + (i,), v) for i, v in enumerate(x))
+    out.sort(key=lambda item: [str(p) for p in item[0]])
+    return out

@@ -1,45 +1,9 @@
-"""Value normalisation: the one place where slot values are rewritten before matching.
+"""Value normalisation: which profile uses which rules (the rules live in ``metrics/``).
 
-A *policy* is a named, versioned sequence of rules from :data:`RULES`; policies are
-composed with ``+`` (``"nfkc+despace"``). The same normaliser is applied to gold
-values, gold variants and predictions, so a policy can never make gold and
-prediction disagree. The policy's :attr:`Normalizer.signature` (e.g. ``basic-v1``)
-is part of every score's signature; changing what a rule does means bumping
-:data:`RULE_TABLE_VERSION`.
-
-Rules (each is tested in ``tests/test_normalize.py``):
-
-==================  ==============================================================
-rule                effect
-==================  ==============================================================
-``strip``           remove leading and trailing whitespace
-``collapse-space``  runs of whitespace become one ASCII space
-``lower``           Unicode lower-case (``str.lower``)
-``despace``         remove every whitespace character (word-segmented CJK values)
-``nfkc``            Unicode NFKC: full-width ASCII and parentheses to half-width
-``multi-value-sort`` for the slots the corpus config names, split on whitespace,
-                    sort the parts, join with one space (unordered value lists)
-==================  ==============================================================
-
-Named policies: ``exact`` (no rule), ``basic`` (strip, collapse-space, lower),
-``despace``, ``nfkc`` (nfkc, strip), ``multi-value-sort`` (strip, multi-value-sort).
-
-Unset values. Readers deliver every predicted string verbatim (``""``, ``" "``,
-``none``, ``not mentioned`` included); which of them leave a slot *unset* (the slot is
-then absent from the prediction) is the profile's policy, an :class:`Unset` made of
-the rules in :data:`UNSET_RULES`, applied to the value as the file wrote it, before
-any normalisation rule:
-
-==============  ================================================================
-unset rule      the value leaves the slot unset when
-==============  ================================================================
-``empty``       it is ``""``
-``blank``       it is ``""`` or whitespace only (``str.strip()`` leaves nothing)
-``words``       ``value.strip().lower()`` is one of the corpus's unset words
-                (``[values] unset`` in ``configs/<corpus>.toml``; MultiWOZ:
-                ``none``, ``not mentioned``, the 2.1 ``metadata`` spellings)
-``none``        it is exactly ``none`` (TRADE's decoder drops exactly that)
-==============  ================================================================
+The versioned rule table, the policies and :class:`Unset` are implemented once, in
+:mod:`dst_eval.metrics.normalization` (pure: the metric functions use them too, so a
+metric function and the CLI's strict profile compare values by the same code). This
+module re-exports them for the profiles.
 
 Per profile (each reproduces its anchor; see the profile modules):
 
@@ -54,242 +18,26 @@ profile                     unset rules         why
                                                 positives)
 ``official`` (JMultiWOZ)    ``empty``           ``state_dict2str`` skips falsy values only:
                                                 ``" "`` and ``"\t"`` are state items
-``trade``                   ``empty+none``      TRADE drops exactly ``none``; any other
-                                                string is a ``domain-slot-value`` item
+``trade``                   ``none``            TRADE drops exactly ``none``; any other
+                                                string, ``""`` too, is a ``domain-slot-value`` item
 ==========================  ==================  ==========================================
 
 A slot given twice in one turn (two spellings, :attr:`PredTurn.duplicates`) takes the
 first of its values that is not unset (:meth:`Unset.items`).
 """
-
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from dst_eval.metrics.normalization import (
+    POLICIES,
+    RULE_TABLE_VERSION,
+    RULES,
+    UNSET_RULES,
+    Normalizer,
+    Rule,
+    Unset,
+    UnsetTest,
+    policy_rules,
+)
 
-RULE_TABLE_VERSION = 1
-
-_SPACE_RUN = re.compile(r"\s+")
-
-
-def _strip(_slot: str, value: str) -> str:
-    return value.strip()
-
-
-def _collapse_space(_slot: str, value: str) -> str:
-    return _SPACE_RUN.sub(" ", value)
-
-
-def _lower(_slot: str, value: str) -> str:
-    return value.lower()
-
-
-def _despace(_slot: str, value: str) -> str:
-    return _SPACE_RUN.sub("", value)
-
-
-def _nfkc(_slot: str, value: str) -> str:
-    return unicodedata.normalize("NFKC", value)
-
-
-Rule = Callable[[str, str], str]
-
-RULES: dict[str, Rule] = {
-    "strip": _strip,
-    "collapse-space": _collapse_space,
-    "lower": _lower,
-    "despace": _despace,
-    "nfkc": _nfkc,
-    # "multi-value-sort" is parametrised by the slot set; see Normalizer.
-}
-
-POLICIES: dict[str, tuple[str, ...]] = {
-    "exact": (),
-    "basic": ("strip", "collapse-space", "lower"),
-    "despace": ("despace",),
-    "nfkc": ("nfkc", "strip"),
-    "multi-value-sort": ("strip", "multi-value-sort"),
-}
-
-
-def policy_rules(policy: str) -> tuple[str, ...]:
-    """Expand a policy name (``"nfkc+despace"``) into its ordered rule names."""
-    rules: list[str] = []
-    for part in policy.split("+"):
-        part = part.strip()
-        if part in POLICIES:
-            expanded: Iterable[str] = POLICIES[part]
-        elif part in RULES or part == "multi-value-sort":
-            expanded = (part,)
-        else:
-            known = ", ".join(sorted(set(POLICIES) | set(RULES)))
-            raise ValueError(f"unknown normalisation policy or rule {part!r} (known: {known})")
-        for rule in expanded:
-            if rule not in rules:
-                rules.append(rule)
-    return tuple(rules)
-
-
-class Normalizer:
-    """Callable ``(slot_key, value) -> normalised value`` for one policy (results cached)."""
-
-    __slots__ = ("policy", "multi_value_slots", "rules", "_cache")
-
-    def __init__(self, policy: str = "basic",
-                 multi_value_slots: Iterable[str] = frozenset()) -> None:
-        self.policy = policy
-        self.multi_value_slots = frozenset(multi_value_slots)
-        self.rules = policy_rules(policy)
-        self._cache: dict[tuple[str, str], str] = {}
-
-    def __repr__(self) -> str:
-        return f"Normalizer({self.policy!r})"
-
-    @property
-    def signature(self) -> str:
-        return f"{self.policy}-v{RULE_TABLE_VERSION}"
-
-    @property
-    def is_identity(self) -> bool:
-        return not self.rules
-
-    def __call__(self, slot_key: str, value: str) -> str:
-        cache = self._cache
-        key = (slot_key, value)
-        cached = cache.get(key)
-        if cached is None:
-            cached = cache[key] = self._apply(slot_key, value)
-        return cached
-
-    def _apply(self, slot_key: str, value: str) -> str:
-        for rule in self.rules:
-            if rule == "multi-value-sort":
-                if slot_key in self.multi_value_slots:
-                    value = " ".join(sorted(value.split()))
-            else:
-                value = RULES[rule](slot_key, value)
-        return value
-
-    def variants(self, slot_key: str, values: Iterable[str]) -> tuple[str, ...]:
-        """Normalise gold variants, keeping their order and dropping duplicates."""
-        if not self.rules:
-            return tuple(values)
-        out: list[str] = []
-        for value in values:
-            norm = self(slot_key, value)
-            if norm not in out:
-                out.append(norm)
-        return tuple(out)
-
-
-# --------------------------------------------------------------------------- unset values
-
-UnsetTest = Callable[[str], bool]
-
-
-def _unset_empty(_words: frozenset[str]) -> UnsetTest:
-    return lambda value: not value
-
-
-def _unset_blank(_words: frozenset[str]) -> UnsetTest:
-    return lambda value: not value.strip()
-
-
-def _unset_words(words: frozenset[str]) -> UnsetTest:
-    longest = max(map(len, words), default=0)
-
-    def test(value: str) -> bool:
-        stripped = value.strip()
-        return len(stripped) <= longest and stripped.lower() in words
-    return test
-
-
-def _blank_or_words(words: frozenset[str]) -> UnsetTest:
-    longest = max(map(len, words), default=0)
-
-    def test(value: str) -> bool:
-        stripped = value.strip()
-        return not stripped or (len(stripped) <= longest and stripped.lower() in words)
-    return test
-
-
-def _unset_none(_words: frozenset[str]) -> UnsetTest:
-    return lambda value: value == "none"
-
-
-UNSET_RULES: dict[str, Callable[[frozenset[str]], UnsetTest]] = {
-    "empty": _unset_empty,
-    "blank": _unset_blank,
-    "words": _unset_words,
-    "none": _unset_none,
-}
-"""Unset rules by name (module docstring); each builds a test from the corpus's words."""
-
-
-class Unset:
-    """Which predicted values leave a slot unset for a profile: ``+``-joined
-    :data:`UNSET_RULES` (``"blank+words"``) and the corpus's unset ``words`` (compared
-    with ``value.strip().lower()``; used by the ``words`` rule)."""
-
-    __slots__ = ("rules", "words", "test")
-
-    def __init__(self, rules: str = "blank", words: Iterable[str] = ()) -> None:
-        names = [part.strip() for part in rules.split("+") if part.strip()]
-        unknown = [name for name in names if name not in UNSET_RULES]
-        if unknown:
-            raise ValueError(f"unknown unset rule {unknown[0]!r} (known: "
-                             f"{', '.join(UNSET_RULES)})")
-        self.rules = "+".join(names)
-        self.words = frozenset(word.strip().lower() for word in words)
-        tests = [UNSET_RULES[name](self.words) for name in names
-                 if name != "words" or self.words]
-        if set(names) >= {"blank", "words"} and self.words and len(names) == 2:
-            tests = [_blank_or_words(self.words)]  # the strict profile's rule, one strip
-        if not tests:
-            test: UnsetTest = _never
-        elif len(tests) == 1:
-            test = tests[0]
-        elif len(tests) == 2:
-            first, second = tests
-            test = lambda value: first(value) or second(value)  # noqa: E731
-        else:
-            test = lambda value: any(t(value) for t in tests)  # noqa: E731
-        self.test: UnsetTest = test
-
-    def __repr__(self) -> str:
-        return f"Unset({self.rules!r}, words={sorted(self.words)!r})"
-
-    def __call__(self, value: str) -> bool:
-        """True when ``value`` (as the file wrote it) leaves its slot unset."""
-        return self.test(value)
-
-    @property
-    def signature(self) -> str:
-        words = ",".join(sorted(self.words)) if "words" in self.rules else ""
-        return f"{self.rules}({words})-v{RULE_TABLE_VERSION}" if words else \
-            f"{self.rules}-v{RULE_TABLE_VERSION}"
-
-    def items(self, state: Mapping[str, str] | None,
-              duplicates: Mapping[str, tuple[str, ...]] | None = None
-              ) -> list[tuple[str, str]]:
-        """The set slots of a predicted state, ``[(key, value as written), ...]`` in state
-        order: unset values left out; a repeated slot (``duplicates``: its later values)
-        takes its first value that is not unset."""
-        if not state:
-            return []
-        test = self.test
-        if not duplicates:
-            return [(key, value) for key, value in state.items() if not test(value)]
-        out = []
-        for key, value in state.items():
-            if test(value):
-                value = next((v for v in duplicates.get(key, ()) if not test(v)), None)
-                if value is None:
-                    continue
-            out.append((key, value))
-        return out
-
-
-def _never(_value: str) -> bool:
-    return False
+__all__ = ["POLICIES", "RULES", "RULE_TABLE_VERSION", "UNSET_RULES", "Normalizer", "Rule",
+           "Unset", "UnsetTest", "policy_rules"]

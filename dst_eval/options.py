@@ -32,7 +32,8 @@ MISSING_POLICIES = ("wrong", "skip")
 BREAKDOWNS = ("domain", "slot", "service", "seen", "depth")
 DONTCARE_POLICIES = ("value", "ignore")
 MWZEVAL_RULES = ("7f19ee0", "cd3f0ee")
-PRED_FORMATS = ("mwzeval", "jsonl", "sgd")
+PRED_FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", "icdst",
+                "ldst", "convlab", "jmultiwoz-inference")
 MAX_BOOTSTRAP = 10_000
 MAX_SEED = 2**63 - 1
 PATH_FIELDS = ("db", "goals", "references", "gold_states")
@@ -156,6 +157,9 @@ class EvalOptions:
     """Response metrics: mwzeval-format gold states (policy-optimisation setting)."""
     fga_lambdas: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
     """Flexible goal accuracy penalties λ, each in (0, 1]."""
+    zero_shot_domain: str | None = None
+    """Zero-shot (leave-one-domain-out) protocol: score only the dialogues involving this
+    domain and only its slots (``dst_eval/zeroshot.py``); in the signature."""
 
     def __post_init__(self) -> None:  # the one validation of every option
         if self.corpus is not None:
@@ -220,6 +224,14 @@ class EvalOptions:
                 raise UsageError(f"{_flag(name)} {_show(value)}: must be a path")
             if not value.exists():
                 raise UsageError(f"{_flag(name)} {value}: no such file or directory")
+        if self.zero_shot_domain is not None and (
+                not isinstance(self.zero_shot_domain, str) or not self.zero_shot_domain.strip()
+                or "-" in self.zero_shot_domain):
+            raise UsageError(f"--zero-shot-domain {_show(self.zero_shot_domain)}: must be one "
+                             "domain name (e.g. hotel)")
+        if self.zero_shot_domain is not None and self.profile not in (None, "strict"):
+            raise UsageError(f"--zero-shot-domain: the {self.profile} profile reads its own "
+                             "gold, which the protocol cannot restrict; use --profile strict")
         if (not isinstance(self.fga_lambdas, tuple) or not all(
                 isinstance(x, float | int) and not isinstance(x, bool) and 0 < x <= 1
                 for x in self.fga_lambdas)):

@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from dst_eval.escape import markdown, one_line
+
 FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
 COUNT_KEYS = frozenset({
     "turns", "correct", "wrong", "missing", "extra", "errors", "dialogues", "frames", "tp",
@@ -133,9 +135,10 @@ def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
         lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
                   "|---|" + "---:|" * len(keys)]
         for group, metrics in group_rows(result, width):
-            lines.append(f"| {group} | " + " | ".join(metrics.get(k, "") for k in keys) + " |")
-    lines += [""] + [f"- {issue}" for issue in result.issues]
-    lines += [f"- {note}" for note in result.notes]
+            lines.append(f"| {markdown(group)} | " + " | ".join(metrics.get(k, "") for k in keys)
+                         + " |")
+    lines += [""] + [f"- {markdown(str(issue))}" for issue in result.issues]
+    lines += [f"- {markdown(note)}" for note in result.notes]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -182,14 +185,14 @@ def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
         keys = _group_keys(result.groups)
         lines += ["", "breakdown"]
         lines += _aligned(["group", *map(_header, keys)],
-                          [[g, *(m.get(k, "") for k in keys)] for g, m in
+                          [[one_line(g), *(m.get(k, "") for k in keys)] for g, m in
                            group_rows(result, width)],
                           set(range(1, len(keys) + 1)))
     coverage = _coverage_line(result)
     lines += [""] if coverage or result.issues or result.notes else []
     lines += [coverage] if coverage else []
-    lines += [f"{issue.severity}: {issue}" for issue in result.issues]
-    lines += [f"note: {note}" for note in result.notes]
+    lines += [f"{issue.severity}: {one_line(str(issue))}" for issue in result.issues]
+    lines += [f"note: {one_line(note)}" for note in result.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -223,22 +226,37 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
                   markup=False)
     if result.groups:
         keys = _group_keys(result.groups)
-        breakdown = Table(title="breakdown")
-        breakdown.add_column("group", overflow="fold")
-        for key in keys:
-            breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
-        for group, metrics in group_rows(result, width):
-            breakdown.add_row(escape(group), *(metrics.get(k, "") for k in keys))
+        grouped = group_rows(result, width)
+        wide = (max(len(one_line(g)) for g, _ in grouped) + 3
+                + sum(max(len(_header(k)), *(len(m.get(k, "")) for _, m in grouped)) + 3
+                      for k in keys))
+        if wide <= console.width:
+            breakdown = Table(title="breakdown")
+            breakdown.add_column("group", overflow="fold")
+            for key in keys:
+                breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
+            for group, metrics in grouped:
+                breakdown.add_row(escape(one_line(group)), *(metrics.get(k, "") for k in keys))
+        else:  # too wide for the terminal: one row per value rather than folded cells
+            breakdown = Table(title="breakdown")
+            for name, justify in (("group", "left"), ("metric", "left"), ("value", "right"),
+                                  ("unit", "left")):
+                breakdown.add_column(name, justify=justify, overflow="fold")
+            for group, metrics in grouped:
+                for key in keys:
+                    if key in metrics:
+                        breakdown.add_row(escape(one_line(group)), escape(key), metrics[key],
+                                          shown_unit(key))
         console.print(breakdown)
     coverage = _coverage_line(result)
     if coverage:
         console.print(coverage, highlight=False, markup=False)
     for issue in result.issues:
         style = "red" if issue.severity == "error" else "yellow"
-        console.print(f"[{style}]{issue.severity}[/{style}]: {escape(str(issue))}",
+        console.print(f"[{style}]{issue.severity}[/{style}]: {escape(one_line(str(issue)))}",
                       highlight=False)
     for note in result.notes:
-        console.print(f"note: {note}", highlight=False, markup=False)
+        console.print(f"note: {one_line(note)}", highlight=False, markup=False)
 
 
 def score_only(result: Result, width: int = DEFAULT_WIDTH, *, as_json: bool = False) -> str:

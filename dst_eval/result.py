@@ -127,11 +127,13 @@ class Result:
         return out
 
     def keep_metrics(self, names: Iterable[str] | None) -> Result:
-        """Restrict :attr:`scores` (and intervals) to ``names`` (``--metrics``); None keeps
-        all. Returns ``self``."""
+        """Restrict :attr:`scores`, the breakdown columns (counts stay) and intervals to
+        ``names`` (``--metrics``); None keeps all. Returns ``self``."""
         if names:
             wanted = set(names)
             self.scores = {k: v for k, v in self.scores.items() if k in wanted}
+            self.groups = {g: {k: v for k, v in m.items() if k in wanted or unit_of(k) == COUNT}
+                           for g, m in self.groups.items()}
             if self.confidence_intervals is not None:
                 self.confidence_intervals = {k: v for k, v in self.confidence_intervals.items()
                                              if k in wanted}

@@ -6,8 +6,14 @@ Installed as ``dst_eval.metrics``::
     joint_goal_accuracy([{"hotel-area": ["centre", "center"]}], [{"hotel-area": "centre"}])
 
 Gold states map ``"domain-slot"`` to a value or a list of acceptable variants;
-predicted states map ``"domain-slot"`` to one value. Every metric is also a
-:class:`~dst_eval.metrics.base.Metric` defined on sums of per-turn statistics
+predicted states map ``"domain-slot"`` to one value. The DST metric functions accept
+the slot spellings, cases and unset values the CLI accepts and compare values as its
+``strict`` profile does (keyword options ``norm="basic-v1"`` -- ``"exact"`` for exact
+comparison --, ``keys``, ``aliases``, ``unset``, ...: :mod:`~dst_eval.metrics.canonical`),
+so they give the CLI's number on the same data. Undefined values (no turns) raise
+:class:`UndefinedMetric` unless ``zero_division=`` gives the value; never a silent nan.
+Every metric is also a :class:`~dst_eval.metrics.base.Metric` defined on sums of per-turn
+statistics
 (:func:`~dst_eval.metrics.state_compare.turn_table`), which is what breakdowns and
 dialogue-level bootstrap use.
 """
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 from dst_eval.metrics.aga import AverageGoalAccuracy, average_goal_accuracy
 from dst_eval.metrics.base import Metric, TurnTable
+from dst_eval.metrics.canonical import UndefinedMetric, canonical_states
 from dst_eval.metrics.domain_jga import (
     DomainJointGoalAccuracy,
     MeanDomainJointGoalAccuracy,
@@ -64,7 +71,20 @@ __all__ = [
     "ImprovedAverageGoalAccuracy", "MeanDomainJointGoalAccuracy", "TradeSlotAccuracy",
     "final_turn_joint_goal_accuracy", "granular_change_accuracy",
     "improved_average_goal_accuracy", "per_domain_joint_goal_accuracy", "slot_f1",
+    "UndefinedMetric", "canonical_states", "METRIC_FUNCTIONS",
 ]
+
+METRIC_FUNCTIONS = (
+    "joint_goal_accuracy", "slot_accuracy", "slot_precision_recall_f1", "slot_f1",
+    "slot_f1_turn_macro", "average_goal_accuracy", "improved_average_goal_accuracy",
+    "relative_slot_accuracy", "turn_accuracy", "flexible_goal_accuracy",
+    "final_turn_joint_goal_accuracy", "granular_change_accuracy",
+    "per_domain_joint_goal_accuracy", "active_intent_accuracy",
+    "requested_slots_precision_recall_f1", "trade_slot_accuracy", "corpus_bleu",
+    "mean_sentence_bleu",
+)
+"""The exported functions that compute a score: on no input each raises
+:class:`UndefinedMetric` (a ``ValueError``) unless ``zero_division`` names the value."""
 
 
 def dst_metrics(*, n_slots: int = 0, fga_lambdas=(0.25, 0.5, 0.75, 1.0),

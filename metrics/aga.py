@@ -10,9 +10,10 @@ an empty gold state are not counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class AverageGoalAccuracy(Metric):
@@ -23,6 +24,12 @@ class AverageGoalAccuracy(Metric):
         return ratio(sums["aga_num"], sums["aga_den"])
 
 
-def average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
-    """Mean over turns with a non-empty gold state of the share of gold slots predicted right."""
-    return AverageGoalAccuracy().score(turn_table(y_true, y_pred, fga_lambdas=()))
+def average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                          zero_division: str | float = "raise",
+                          **options: Unpack[StateOptions]) -> float:
+    """Mean over turns with a non-empty gold state of the share of gold slots predicted right.
+
+    Undefined when no gold state is non-empty (``zero_division``); options as
+    :func:`~dst_eval.metrics.jga.joint_goal_accuracy`."""
+    table = canonical_table(y_true, y_pred, options)
+    return metric_value(AverageGoalAccuracy(), table, zero_division)

@@ -38,6 +38,7 @@ from importlib.metadata import PackageNotFoundError, version
 from itertools import chain
 
 import numpy as np
+from dst_eval.metrics.reference_streams import ReferenceStreams, per_segment_references, undefined
 from dst_eval.metrics.tokenizers import get_tokenizer
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "corpus_bleu_from_stats",
     "corpus_bleu_resampled",
     "mean_sentence_bleu",
+    "per_segment_references",
     "segment_statistics",
     "sentence_bleu_from_stats",
 ]
@@ -382,28 +384,42 @@ def sentence_bleu_from_stats(
 
 
 def corpus_bleu(
-    hyps: Sequence[str], refs: References, *, tokenize: str, lowercase: bool = False
+    hyps: Sequence[str], refs: ReferenceStreams, *, tokenize: str = "13a",
+    lowercase: bool = False, zero_division: str | float = "raise",
 ) -> float:
-    """Corpus BLEU (0-100) = sacrebleu ``corpus_bleu(hyps, streams, tokenize=..., lowercase=...)``.
+    """Corpus BLEU (0-100) = sacrebleu ``corpus_bleu(hyps, refs, tokenize=..., lowercase=...)``.
 
-    ``refs[i]`` holds the reference(s) of ``hyps[i]`` (see :func:`segment_statistics`).
+    ``refs`` is sacrebleu's layout exactly: a list of reference streams, each a list with
+    one entry per hypothesis (``None`` for a missing one): ``corpus_bleu(hyps, [refs])``
+    for one reference, ``corpus_bleu(hyps, [ref_a, ref_b])`` for two. A flat list of
+    strings or a stream of another length is a ``ValueError``
+    (:func:`per_segment_references`). No hypotheses: :class:`UndefinedMetric`, or
+    ``zero_division``.
+
+    >>> round(corpus_bleu(["the cat sat on the mat"], [["the cat sat on a mat"]]), 2)
+    53.73
     """
-    if not hyps:
-        raise ValueError("corpus BLEU of no segments")
-    stats = segment_statistics(hyps, refs, tokenize=tokenize, lowercase=lowercase)
+    if not len(hyps):
+        return undefined("corpus_bleu", zero_division)
+    per_segment = per_segment_references(hyps, refs)
+    stats = segment_statistics(hyps, per_segment, tokenize=tokenize, lowercase=lowercase)
     return corpus_bleu_from_stats(stats)
 
 
 def mean_sentence_bleu(
-    hyps: Sequence[str], refs: References, *, tokenize: str, lowercase: bool = False
+    hyps: Sequence[str], refs: ReferenceStreams, *, tokenize: str = "13a",
+    lowercase: bool = False, zero_division: str | float = "raise",
 ) -> float:
     """Mean over segments of sacrebleu ``sentence_bleu`` (effective order, exp smoothing), 0-100.
 
-    mean_i BLEU_i; the JMultiWOZ official BLEU with ``tokenize="ja-mecab"``.
+    mean_i BLEU_i; the JMultiWOZ official BLEU with ``tokenize="ja-mecab"``. ``refs`` as in
+    :func:`corpus_bleu` (reference streams); no hypotheses: :class:`UndefinedMetric`, or
+    ``zero_division``.
     """
-    if not hyps:
-        raise ValueError("mean sentence BLEU of no segments")
-    stats = segment_statistics(hyps, refs, tokenize=tokenize, lowercase=lowercase)
+    if not len(hyps):
+        return undefined("mean_sentence_bleu", zero_division)
+    per_segment = per_segment_references(hyps, refs)
+    stats = segment_statistics(hyps, per_segment, tokenize=tokenize, lowercase=lowercase)
     return float(sentence_bleu_from_stats(stats).mean())
 
 

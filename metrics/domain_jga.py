@@ -21,10 +21,16 @@ so dialogue-bootstrap intervals apply.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Unpack
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, Metric, PredState, TurnTable, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import (
+    StateOptions,
+    canonical_table,
+    check_zero_division,
+    resolve_zero_division,
+)
 
 PREFIX_TURN, PREFIX_JGA = "dom_turn:", "dom_jga:"
 
@@ -77,18 +83,26 @@ def domain_metrics(table: TurnTable) -> list[Metric]:
 
 
 def per_domain_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
-                                   *, dialogue_ids: Sequence[str]
+                                   *, dialogue_ids: Sequence[str],
+                                   zero_division: str | float = "raise",
+                                   **options: Unpack[StateOptions]
                                    ) -> tuple[dict[str, float], float]:
     """``({domain: JGA_d}, mean over domains)``; turns of a dialogue consecutive and in order.
+
+    Domains are those of the (spelled) gold keys. No domain at all (no turns, or no gold
+    slot anywhere): :class:`UndefinedMetric`, or ``({}, zero_division)``.
 
     >>> per_domain_joint_goal_accuracy(
     ...     [{}, {"hotel-area": "north", "taxi-leave": "1"}],
     ...     [{}, {"hotel-area": "north", "taxi-leave": "2"}], dialogue_ids=["d", "d"])
     ({'hotel': 1.0, 'taxi': 0.5}, 0.75)
     """
-    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
+    table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids)
     metrics = domain_metrics(table)
     if not metrics:
-        return {}, float("nan")
+        check_zero_division(zero_division)
+        reason = "no turns" if not len(table) else "no gold slot in any domain"
+        return {}, resolve_zero_division(float("nan"), metric=MeanDomainJointGoalAccuracy.name,
+                                         zero_division=zero_division, reason=reason)
     scores = {m.domain: m.score(table) for m in metrics[:-1]}  # type: ignore[attr-defined]
     return scores, metrics[-1].score(table)

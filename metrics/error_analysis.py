@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, PredState
-from dst_eval.metrics.state_compare import SlotOutcome, turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table
+from dst_eval.metrics.state_compare import SlotOutcome
 
 OUTCOMES = ("correct", "wrong", "missing", "extra")
 
@@ -50,10 +52,12 @@ def frequent_wrong_values(outcomes: Iterable[SlotOutcome], *, top: int = 20
 
 
 def slot_error_counts(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
-                      by: str = "slot") -> dict[str, dict[str, float]]:
-    """Per-slot (``by="slot"``) or per-domain (``by="domain"``) outcome counts."""
+                      by: str = "slot", **options: Unpack[StateOptions]
+                      ) -> dict[str, dict[str, float]]:
+    """Per-slot (``by="slot"``) or per-domain (``by="domain"``) outcome counts (counts, so
+    no input gives ``{}``; options as :func:`~dst_eval.metrics.jga.joint_goal_accuracy`)."""
     if by not in ("slot", "domain"):
         raise ValueError("by must be 'slot' or 'domain'")
     outcomes: list[SlotOutcome] = []
-    turn_table(y_true, y_pred, fga_lambdas=(), outcomes=outcomes)
+    canonical_table(y_true, y_pred, options, outcomes=outcomes)
     return error_counts(outcomes, key=_domain if by == "domain" else None)

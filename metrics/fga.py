@@ -26,9 +26,11 @@ code reports λ = 0.25, 0.5, 0.75 and 1.0, and so does dst-eval.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import fga_column, turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
+from dst_eval.metrics.state_compare import fga_column
 
 
 class FlexibleGoalAccuracy(Metric):
@@ -45,8 +47,12 @@ class FlexibleGoalAccuracy(Metric):
 
 def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
                            dialogue_ids: Sequence[str], lambdas: Iterable[float] = (
-                               0.25, 0.5, 0.75, 1.0)) -> dict[float, float]:
+                               0.25, 0.5, 0.75, 1.0),
+                           zero_division: str | float = "raise",
+                           **options: Unpack[StateOptions]) -> dict[float, float]:
     """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order."""
     lambdas = tuple(lambdas)
-    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=lambdas)
-    return {lam: FlexibleGoalAccuracy(lam).score(table) for lam in lambdas}
+    table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids,
+                            fga_lambdas=lambdas)
+    return {lam: metric_value(FlexibleGoalAccuracy(lam), table, zero_division)
+            for lam in lambdas}

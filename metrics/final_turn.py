@@ -11,9 +11,10 @@ by construction. Turns of a dialogue must be consecutive and in order; with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class FinalTurnJointGoalAccuracy(Metric):
@@ -25,7 +26,9 @@ class FinalTurnJointGoalAccuracy(Metric):
 
 
 def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
-                                   *, dialogue_ids: Sequence[str]) -> float:
+                                   *, dialogue_ids: Sequence[str],
+                                   zero_division: str | float = "raise",
+                                   **options: Unpack[StateOptions]) -> float:
     """Share of dialogues whose last turn's predicted state equals the gold state.
 
     >>> gold = [{}, {"a-b": "1"}, {"a-b": "2"}]
@@ -33,5 +36,5 @@ def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence
     >>> final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=["x", "x", "y"])
     0.5
     """
-    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
-    return FinalTurnJointGoalAccuracy().score(table)
+    table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids)
+    return metric_value(FinalTurnJointGoalAccuracy(), table, zero_division)

@@ -47,8 +47,11 @@ counts these slots, so both are functions of the same sums.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 from dst_eval.metrics.base import Metric
+from dst_eval.metrics.canonical import StateOptions
 from dst_eval.metrics.change_counts import CO_DELETION, GCA_COLUMNS
 
 ALPHA = 1 - 1 / 11
@@ -92,15 +95,16 @@ class GranularChangeAccuracy(Metric):
         return gca_from_counts(sums["gca_correct"], sums["gca_wrong"], sums["gca_over"], missed)
 
 
-def granular_change_accuracy(y_true, y_pred, *, dialogue_ids, co_deletion: str = "once"
-                             ) -> float:
+def granular_change_accuracy(y_true, y_pred, *, dialogue_ids, co_deletion: str = "once",
+                             zero_division: str | float = "raise",
+                             **options: Unpack[StateOptions]) -> float:
     """GCA of consecutive, ordered turns grouped by ``dialogue_ids``.
 
     >>> granular_change_accuracy([{"hotel-area": "north"}], [{"hotel-area": "north"}],
     ...                          dialogue_ids=["d"])
     1.0
     """
-    from dst_eval.metrics.state_compare import turn_table
+    from dst_eval.metrics.canonical import canonical_table, metric_value
 
-    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
-    return GranularChangeAccuracy(co_deletion=co_deletion).score(table)
+    table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids)
+    return metric_value(GranularChangeAccuracy(co_deletion=co_deletion), table, zero_division)

@@ -17,9 +17,10 @@ count); turns with an empty gold add 0 to the sum, so this is the formula above.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class ImprovedAverageGoalAccuracy(Metric):
@@ -30,7 +31,9 @@ class ImprovedAverageGoalAccuracy(Metric):
         return ratio(sums["iaga_num"], sums["aga_den"])
 
 
-def improved_average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState]
+def improved_average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+                                   *, zero_division: str | float = "raise",
+                                      **options: Unpack[StateOptions]
                                    ) -> float:
     """Mean over turns with a gold slot of |B ∩ P| / |B ∪ P| ((slot, value) items).
 
@@ -38,4 +41,5 @@ def improved_average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence
     ...                                [{"hotel-area": "north", "hotel-stars": "3"}])
     0.3333333333333333
     """
-    return ImprovedAverageGoalAccuracy().score(turn_table(y_true, y_pred, fga_lambdas=()))
+    table = canonical_table(y_true, y_pred, options)
+    return metric_value(ImprovedAverageGoalAccuracy(), table, zero_division)

@@ -24,7 +24,18 @@ class ActiveIntentAccuracy(Metric):
 
 
 def active_intent_accuracy(y_true: Sequence[Mapping[str, str]],
-                           y_pred: Sequence[Mapping[str, str] | None]) -> float:
-    """Share of turns (with a gold intent) whose every service's intent is predicted right."""
+                           y_pred: Sequence[Mapping[str, str] | None], *,
+                           zero_division: str | float = "raise") -> float:
+    """Share of turns (with a gold intent) whose every service's intent is predicted right.
+
+    No turn with a gold intent: :class:`UndefinedMetric`, or ``zero_division``."""
+    from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
+
+    check_zero_division(zero_division)
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
     cols = _intent_columns(y_true, y_pred)
-    return float(ratio(cols["intent_correct"].sum(), cols["intent_n"].sum()))
+    value = float(ratio(cols["intent_correct"].sum(), cols["intent_n"].sum()))
+    return resolve_zero_division(value, metric=ActiveIntentAccuracy.name,
+                                 zero_division=zero_division,
+                                 reason="no turns" if not len(y_true) else "no gold intent")

@@ -10,10 +10,11 @@ ConvLab-3 and JMultiWOZ convention).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class JointGoalAccuracy(Metric):
@@ -24,10 +25,21 @@ class JointGoalAccuracy(Metric):
         return ratio(sums["jga"], sums["turn"])
 
 
-def joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
+def joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                        zero_division: str | float = "raise",
+                        **options: Unpack[StateOptions]) -> float:
     """Share of turns whose predicted state equals the gold state (any gold variant matches).
+
+    Options (``norm="basic-v1"``, ``keys="lower"``, ...; :mod:`~dst_eval.metrics.canonical`)
+    default to the CLI's strict profile; no turns raise :class:`UndefinedMetric` unless
+    ``zero_division`` gives the value.
 
     >>> joint_goal_accuracy([{"hotel-area": ["centre", "center"]}], [{"hotel-area": "center"}])
     1.0
+    >>> joint_goal_accuracy([{"hotel-area": "North"}], [{"Hotel-Area": "north"}])
+    1.0
+    >>> joint_goal_accuracy([{"hotel-area": "North"}], [{"hotel-area": "north"}], norm="exact")
+    0.0
     """
-    return JointGoalAccuracy().score(turn_table(y_true, y_pred, fga_lambdas=()))
+    table = canonical_table(y_true, y_pred, options)
+    return metric_value(JointGoalAccuracy(), table, zero_division)

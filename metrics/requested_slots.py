@@ -55,9 +55,21 @@ class RequestedSlotsF1TurnMacro(Metric):
 
 
 def requested_slots_precision_recall_f1(y_true: Sequence[Iterable[str]],
-                                        y_pred: Sequence[Iterable[str] | None]
+                                        y_pred: Sequence[Iterable[str] | None], *,
+                                        zero_division: str | float = "raise"
                                         ) -> tuple[float, float, float]:
-    """Micro requested-slot precision, recall and F1."""
+    """Micro requested-slot precision, recall and F1.
+
+    No turns: :class:`UndefinedMetric`, or ``zero_division`` for all three."""
+    from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
+
+    check_zero_division(zero_division)
+    if len(y_true) != len(y_pred):
+        raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
+    if not len(y_true):
+        value = resolve_zero_division(float("nan"), metric="requested_slots_f1",
+                                      zero_division=zero_division, reason="no turns")
+        return value, value, value
     cols = _requested_columns(y_true, y_pred)
     sums = {k: float(v.sum()) for k, v in cols.items()}
     return tuple(float(x) for x in _micro(sums))  # type: ignore[return-value]

@@ -36,10 +36,11 @@ option                    definition                            reproduces
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 EMPTY_TURNS = ("exclude", "zero", "one")
 AVERAGES = ("macro", "micro")
@@ -71,7 +72,9 @@ class RelativeSlotAccuracy(Metric):
 
 
 def relative_slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
-                           empty_turns: str = "exclude", average: str = "macro") -> float:
+                           empty_turns: str = "exclude", average: str = "macro",
+                           zero_division: str | float = "raise",
+                           **options: Unpack[StateOptions]) -> float:
     """Relative slot accuracy with the stated empty-turn convention and averaging."""
     metric = RelativeSlotAccuracy(empty_turns=empty_turns, average=average)
-    return metric.score(turn_table(y_true, y_pred, fga_lambdas=()))
+    return metric_value(metric, canonical_table(y_true, y_pred, options), zero_division)

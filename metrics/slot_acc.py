@@ -11,10 +11,11 @@ a wrong value is counted once. It is inflated by the many empty slots of every t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class SlotAccuracy(Metric):
@@ -32,6 +33,8 @@ class SlotAccuracy(Metric):
 
 
 def slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
-                  slots: Sequence[str]) -> float:
+                  slots: Sequence[str], zero_division: str | float = "raise",
+                                        **options: Unpack[StateOptions]) -> float:
     """TRADE slot accuracy over the corpus slot list ``slots`` (only its length matters)."""
-    return SlotAccuracy(len(slots)).score(turn_table(y_true, y_pred, fga_lambdas=()))
+    table = canonical_table(y_true, y_pred, options)
+    return metric_value(SlotAccuracy(len(slots)), table, zero_division)

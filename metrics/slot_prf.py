@@ -19,10 +19,11 @@ correct, else 2P_tR_t/(P_t+R_t).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 _COLUMNS = ("correct", "wrong", "missing", "extra")
 
@@ -77,23 +78,33 @@ class SlotF1PerTurnMacro(Metric):
         return ratio(sums["f1"], sums["turn"])
 
 
-def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState]
+def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                             zero_division: str | float = "raise", **options: Unpack[StateOptions]
                              ) -> tuple[float, float, float]:
-    """Micro slot precision, recall and F1 over all turns."""
-    table = turn_table(y_true, y_pred, fga_lambdas=())
+    """Micro slot precision, recall and F1 over all turns.
+
+    No turns: :class:`UndefinedMetric`, or ``zero_division`` for all three."""
+    table = canonical_table(y_true, y_pred, options)
+    if not len(table):
+        value = metric_value(SlotF1(), table, zero_division)
+        return value, value, value
     sums = table.sums(_COLUMNS)
     return tuple(float(x) for x in _micro(sums))  # type: ignore[return-value]
 
 
-def slot_f1_turn_macro(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
+def slot_f1_turn_macro(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+                       zero_division: str | float = "raise",
+                       **options: Unpack[StateOptions]) -> float:
     """Mean over turns of the per-turn slot F1 (1 when both states are empty)."""
-    return SlotF1PerTurnMacro().score(turn_table(y_true, y_pred, fga_lambdas=()))
+    table = canonical_table(y_true, y_pred, options)
+    return metric_value(SlotF1PerTurnMacro(), table, zero_division)
 
 
-def slot_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState]) -> float:
+def slot_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+            zero_division: str | float = "raise", **options: Unpack[StateOptions]) -> float:
     """Micro slot F1 over all turns (the third value of :func:`slot_precision_recall_f1`).
 
     >>> slot_f1([{"hotel-area": "north", "hotel-stars": "4"}], [{"hotel-area": "north"}])
     0.6666666666666666
     """
-    return slot_precision_recall_f1(y_true, y_pred)[2]
+    return slot_precision_recall_f1(y_true, y_pred, zero_division=zero_division, **options)[2]

@@ -60,13 +60,17 @@ class TradeSlotAccuracy(Metric):
 
 
 def trade_slot_accuracy(y_true: Sequence[Collection[str]], y_pred: Sequence[Collection[str]],
-                        *, n_slots: int) -> float:
+                        *, n_slots: int, zero_division: str | float = "raise") -> float:
     """Mean over turns of TRADE's ``compute_acc`` for string-set states.
 
     >>> trade_slot_accuracy([{"餐馆-人均消费-50-100元"}], [{"餐馆-人均消费-100-150元"}], n_slots=26)
     0.9230769230769231
     """
+    from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
+
+    check_zero_division(zero_division)
     if not len(y_true):
-        return float("nan")
+        return resolve_zero_division(float("nan"), metric=TradeSlotAccuracy.name,
+                                     zero_division=zero_division, reason="no turns")
     errors = trade_slot_errors(y_true, y_pred)
     return float(1.0 - errors.sum() / (n_slots * len(errors)))

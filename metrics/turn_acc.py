@@ -13,9 +13,10 @@ al.'s reference code), where deletions are not changes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
-from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
 
 
 class TurnAccuracy(Metric):
@@ -27,7 +28,8 @@ class TurnAccuracy(Metric):
 
 
 def turn_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
-                  dialogue_ids: Sequence[str]) -> float:
+                  dialogue_ids: Sequence[str], zero_division: str | float = "raise",
+                                               **options: Unpack[StateOptions]) -> float:
     """Share of turns whose state change (additions, changes, deletions) is exactly right."""
-    table = turn_table(y_true, y_pred, dialogue_ids=dialogue_ids, fga_lambdas=())
-    return TurnAccuracy().score(table)
+    table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids)
+    return metric_value(TurnAccuracy(), table, zero_division)

@@ -58,6 +58,7 @@ PROBE = """<script>
                 sections: Array.prototype.map.call(document.querySelectorAll("section[id]"),
                   function (s) { return s.id; }),
                 tables: document.querySelectorAll("table").length,
+                text: document.body.innerText,
                 scrollWidth: document.documentElement.scrollWidth,
                 innerWidth: window.innerWidth};
     var node = document.getElementById("PROBE_ID");
@@ -67,7 +68,7 @@ PROBE = """<script>
       node.id = "PROBE_ID";
       document.body.appendChild(node);
     }
-    node.textContent = JSON.stringify(data);
+    node.textContent = JSON.stringify(data).replace(/</g, "\\\\u003c");  // no closing tag in text
   }
   window.addEventListener("error", function (e) {
     var t = e.target;

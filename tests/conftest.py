@@ -1,4 +1,13 @@
-"""Shared fixtures. ``shared_dir`` is the one way tests reach ``../shared``."""
+"""Shared fixtures. ``shared_dir`` is the one way tests reach ``../shared``.
+
+Loaded corpora are session fixtures (``mwz21_test_gold``, ``sgd_dev_gold``,
+``crosswoz_test_gold``): read once per
+test process and shared by every test module (a :class:`~dst_eval.gold.GoldSet` is
+immutable). Under pytest-xdist (``-n auto --dist loadgroup``, the README's command) each
+worker is one process; :data:`XDIST_GROUPS` keeps the tests of a module whose expensive
+module fixtures (a 15-submission leaderboard, SGD prediction directories made by the
+reference script) would otherwise be built once in every worker on one worker.
+"""
 
 from __future__ import annotations
 
@@ -34,3 +43,42 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def gold_samples() -> Path:
     return GOLD_SAMPLES
+
+
+@pytest.fixture(scope="session")
+def mwz21_test_gold(shared_dir: Path):
+    """MultiWOZ 2.1 test (``corpora/multiwoz21/test.json.zip``, split test), loaded once."""
+    from dst_eval.corpora import load_gold
+
+    return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
+                     corpus="multiwoz21", split="test")
+
+
+@pytest.fixture(scope="session")
+def sgd_dev_gold(shared_dir: Path):
+    """SGD dev (``corpora/sgd/dev``, with the train schema for seen/unseen), loaded once."""
+    from dst_eval.corpora.sgd import loader
+
+    return loader.load(shared_dir / "corpora" / "sgd" / "dev")
+
+
+@pytest.fixture(scope="session")
+def crosswoz_test_gold(shared_dir: Path):
+    """CrossWOZ test (``corpora/crosswoz/test.json.zip``), loaded once."""
+    from dst_eval.corpora.crosswoz import loader
+
+    return loader.load(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
+
+
+XDIST_GROUPS = {
+    "test_sgd_official.py": "sgd-dev-predictions",
+    "test_leaderboard.py": "mwzeval-board",
+}
+"""Test module -> xdist group (one worker runs the whole group)."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        group = XDIST_GROUPS.get(item.path.name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

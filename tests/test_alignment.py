@@ -193,10 +193,8 @@ def test_group_issues_keeps_singletons_and_marks_errors():
 
 
 @pytest.fixture(scope="session")
-def multiwoz21_test(shared_dir):
-    from dst_eval.corpora import load_gold
-
-    return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip", split="test")
+def multiwoz21_test(mwz21_test_gold):
+    return mwz21_test_gold  # conftest: load_gold(test.json.zip, split="test"), loaded once
 
 
 def test_unknown_slots_on_a_reference_prediction_file(shared_dir, multiwoz21_test):
@@ -236,10 +234,8 @@ def test_gold_values_holding_a_pipe_are_not_hedges(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def sgd_dev(shared_dir):
-    from dst_eval.corpora import load_gold
-
-    return load_gold(shared_dir / "corpora" / "sgd", split="dev")
+def sgd_dev(sgd_dev_gold):
+    return sgd_dev_gold  # conftest: equal to load_gold(sgd root, split="dev"), loaded once
 
 
 def test_sgd_oracle_with_lower_cased_services(tmp_path, sgd_dev):

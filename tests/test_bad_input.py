@@ -3,9 +3,13 @@ traceback -- through :func:`read_predictions` and through the command line."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import os
 import random
+import signal
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -252,3 +256,261 @@ def test_random_corruptions_only_raise_dst_eval_errors(tmp_path, sample):
             assert "\n" not in str(exc) and str(path) in str(exc)
             outcomes["error"] += 1
     assert outcomes["ok"] > 0 and outcomes["error"] > 0
+
+
+# --------------------------------------------------------------------------- duplicate keys
+
+
+def test_duplicate_dialogue_id_spelled_with_an_escape(tmp_path, capsys, sample):
+    # "demo\u0030001" decodes to "demo0001": the same key, compared decoded
+    text = '{"demo0001": [{"state": {}}], "demo0002": [], "demo\\u0030001": [{"state": {}}]}'
+    check_rejected(write(tmp_path, "dup.json", text), capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
+    spaced = '{"demo0001" : [], "demo0002" :[],\n"demo0001"\n: []}'
+    check_rejected(write(tmp_path, "dup.json", spaced), capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
+    archive = tmp_path / "dup.zip"  # the same file zipped: its member's bytes are checked
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("predictions.json", text)
+    check_rejected(archive, capsys, sample[0], dialogue="demo0001",
+                   contains="'demo0001' is given 2 times")
+
+
+def _dup_cli(capsys, path: Path, gold: Path, dialogue: str, turn: int) -> None:
+    """A duplicate key is a warning (exit 0) by default and exit 3 under --strict."""
+    code, _ = run_cli(capsys, str(path), "--gold", str(gold))
+    assert code == 0
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert f"dialogue {dialogue}, turn {turn}" in line and "given 2 times" in line
+
+
+def test_slot_or_turn_key_twice_in_mwzeval_json(tmp_path, capsys, sample):
+    gold, preds = sample
+    dialogue = next(iter(preds))
+    text = json.dumps(preds)
+    first_turn = json.dumps(preds[dialogue][0])
+    assert text.count(first_turn) == 1
+    # a slot twice in the first state of the first dialogue (decoded: "\u0061rea" = "area")
+    twice = first_turn.replace('"state": {"restaurant": {',
+                               '"state": {"restaurant": {"\\u0061rea": "north", ', 1)
+    assert twice != first_turn and '"area"' in first_turn
+    path = write(tmp_path, "dup.json", text.replace(first_turn, twice))
+    read = read_predictions(path, corpus="multiwoz22")
+    [issue] = read.issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 0)
+    assert "'area' is given 2 times in state.restaurant" in issue.message
+    assert read.dialogues[dialogue][0].state["restaurant-area"] == \
+        preds[dialogue][0]["state"]["restaurant"]["area"]  # the last one, as documented
+    _dup_cli(capsys, path, gold, dialogue, 0)
+    # a turn key ("state") twice in one turn object
+    second = json.dumps(preds[dialogue][1])
+    path = write(tmp_path, "dup2.json", text.replace(second, '{"state": {}, ' + second[1:]))
+    [issue] = read_predictions(path, corpus="multiwoz22").issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert "'state' is given 2 times in the turn" in issue.message
+
+
+def test_duplicate_keys_in_jsonl(tmp_path, capsys, sample):
+    gold, preds = sample
+    dialogue = next(iter(preds))
+    lines = [json.dumps({"dialogue_id": dialogue, "turn_index": i, **turn})
+             for i, turn in enumerate(preds[dialogue])]
+    assert '"restaurant-' not in lines[1]  # nested states: no flat key clashes
+    lines[1] = lines[1].replace('"state": {', '"state": {"restaurant-name": "x", '
+                                '"restaurant-n\\u0061me": "y", ', 1)
+    path = write(tmp_path, "dup.jsonl", "\n".join(lines) + "\n")
+    read = read_predictions(path, corpus="multiwoz22")
+    [issue] = [i for i in read.issues if i.kind == "duplicate_key"]
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert issue.message.startswith("line 2: key 'restaurant-name' is given 2 times in state")
+    assert read.dialogues[dialogue][1].state["restaurant-name"] == "y"
+    _dup_cli(capsys, path, gold, dialogue, 1)
+    # the same records in a JSON array; and "turn_index" twice (the last one is read)
+    records = "[" + ",".join(lines) + "]"
+    path = write(tmp_path, "dup.json", records)
+    [issue] = read_predictions(path, corpus="multiwoz22", pred_format="jsonl").issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
+    assert issue.message.startswith("record 1: key 'restaurant-name' is given 2 times")
+    lines = lines[:1] + [lines[1].replace('"turn_index": 1', '"turn_index": 0, "turn_index": 1')]
+    path = write(tmp_path, "dup2.jsonl", "\n".join(lines))
+    [issue] = [i for i in read_predictions(path, corpus="multiwoz22").issues
+               if "'turn_index'" in i.message]
+    assert issue.kind == "duplicate_key"
+    assert "line 2: key 'turn_index' is given 2 times in the record" in issue.message
+    assert (issue.dialogue, issue.turn) == (dialogue, 1)
+
+
+def test_duplicate_keys_in_sgd_frames(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "sgd"
+    text = (gold / "dialogues_001.json").read_text(encoding="utf-8")
+    dialogues = json.loads(text)
+    for dialogue in dialogues:  # one value per slot: no hedged_value issues
+        for turn in dialogue["turns"]:
+            for frame in turn["frames"]:
+                values = frame.get("state", {}).get("slot_values", {})
+                values.update({slot: v[:1] for slot, v in values.items()})
+    text = json.dumps(dialogues)
+    assert dialogues[0]["turns"][2]["frames"][0]["state"]["slot_values"]["city"] == ["Oakland"]
+    clean = write(tmp_path, "clean.json", json.dumps(dialogues))
+    assert read_predictions(clean).issues == []
+    state = dialogues[0]["turns"][2]["frames"][0]["state"]
+    body = json.dumps(state["slot_values"])
+    state["slot_values"] = "SLOTS"
+    doc = json.dumps(dialogues).replace('"SLOTS"', '{"city": ["Nowhere"], ' + body[1:], 1)
+    path = write(tmp_path, "dup.json", doc)
+    read = read_predictions(path)
+    [issue] = read.issues
+    # position 2 in 'turns' is the second user turn: turn 1
+    assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", "sample_001", 1)
+    assert "key 'city' given 2 times in 0.turns.2.frames.0.state.slot_values" in issue.message
+    assert dict(read.dialogues["sample_001"][1].frames[0].slot_values)["city"] == ("Oakland",)
+    _dup_cli(capsys, path, gold, "sample_001", 1)
+    # {dialogue_id: dialogue} with an id twice
+    by_id = {d["dialogue_id"]: d for d in json.loads(text)}
+    first = json.dumps(by_id["sample_001"])
+    doc = json.dumps(by_id)[:-1] + ', "sample_001": ' + first + "}"
+    [issue] = read_predictions(write(tmp_path, "dup2.json", doc)).issues
+    assert (issue.kind, issue.dialogue) == ("duplicate_key", None)
+    assert "key 'sample_001' given 2 times in the top-level object" in issue.message
+
+
+# --------------------------------------------------------------------------- special files
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 30):
+    """Fail instead of hanging forever when a FIFO is opened (SIGALRM interrupts open())."""
+    def alarm(*_):
+        raise AssertionError(f"hung for {seconds} s")
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_fifo_and_broken_symlink_are_refused(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "multiwoz22"
+    preds = gold / "predictions.json"
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    broken = tmp_path / "broken.json"
+    broken.symlink_to(tmp_path / "nowhere.json")
+    folder = tmp_path / "sgd-preds"
+    folder.mkdir()
+    (folder / "dialogues_001.json").write_bytes((gold_samples / "sgd" / "dialogues_001.json")
+                                                .read_bytes())
+    os.mkfifo(folder / "dialogues_002.json")
+    cases = [((str(fifo), "--gold", str(gold)), 3, f"{fifo}: not a regular file or directory "
+              "but a named pipe (FIFO); refused"),
+             ((str(folder), "--gold", str(gold_samples / "sgd")), 3,
+              f"{folder / 'dialogues_002.json'}: not a regular file or directory but a named "
+              "pipe (FIFO)"),
+             ((str(broken), "--gold", str(gold)), 3,
+              f"{broken}: broken symbolic link (its target does not exist)"),
+             ((str(preds), "--gold", str(fifo)), 4, f"{fifo}: not a regular file or directory"),
+             ((str(preds), "--gold", str(fifo), "--corpus", "multiwoz22"), 4,
+              f"{fifo}: not a regular file or directory"),
+             ((str(preds), "--gold", str(broken)), 4, f"{broken}: broken symbolic link")]
+    for argv, exit_code, message in cases:
+        with no_hang():
+            code, err = run_cli(capsys, *argv)
+        assert code == exit_code, argv
+        [line] = err.strip().splitlines()
+        assert message in line, line
+
+
+def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):
+    gold = gold_samples / "multiwoz22"
+    preds = gold / "predictions.json"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    archive = tmp_path / "gold.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in ("dialogues_001.json", "schema.json"):
+            out.write(gold / name, name)
+    truncated = write(tmp_path, "truncated.zip", archive.read_bytes()[:archive.stat().st_size // 2])
+    for argv, message in (((str(preds), "--gold", str(empty)), "the gold directory is empty"),
+                          ((str(preds), "--gold", str(preds)), "(is it gold data?)"),
+                          ((str(preds), "--gold", str(truncated), "--corpus", "multiwoz22"),
+                           "not a valid zip file"),
+                          ((str(preds), "--gold", str(truncated)), "(is it gold data?)")):
+        code, err = run_cli(capsys, *argv)
+        [line] = err.strip().splitlines()
+        assert code == 4 and message in line, (argv, line)
+    # the same gold with a UTF-8 byte order mark in front of every JSON file: same scores
+    code, _ = run_cli(capsys, str(preds), "--gold", str(gold))
+    plain = json.loads(run_cli.out)
+    bom = tmp_path / "bom"
+    bom.mkdir()
+    for name in ("dialogues_001.json", "schema.json"):
+        (bom / name).write_bytes(b"\xef\xbb\xbf" + (gold / name).read_bytes())
+    code_bom, _ = run_cli(capsys, str(preds), "--gold", str(bom))
+    assert code == code_bom == 0
+    assert json.loads(run_cli.out)["scores"] == plain["scores"]
+    assert plain["scores"]
+
+
+# --------------------------------------------------------------------------- markup, injection
+
+EVIL_IDS = ["[/x]", "evil\nfile.json: dialogue y: forged error",  # 5: all shown in messages
+            "[details](https://x.example)<img src=x onerror=alert(1)>", "rtl\u202etxt",
+            "bell\x07\x1b[31m"]
+
+
+def test_hostile_dialogue_ids_are_escaped_for_every_destination(tmp_path, capsys, sample,
+                                                                 monkeypatch):
+    gold, preds = sample
+    evil = dict(preds) | {i: [{"state": {}}] for i in EVIL_IDS}
+    path = write(tmp_path, "evil.json", json.dumps(evil))
+    # one-line errors: control and bidi characters escaped, no second (forged) line
+    code, err = run_cli(capsys, str(path), "--gold", str(gold), "--strict")
+    assert code == 3
+    [line] = err.strip().splitlines()
+    assert "evil\\nfile.json: dialogue y: forged error" in line and "rtl\\u202etxt" in line
+    assert "bell\\x07\\x1b[31m" in line and "\x1b" not in line and "\u202e" not in line
+    # Markdown (appended to $GITHUB_STEP_SUMMARY in CI): no link, image, HTML or line break
+    assert main([str(path), "--gold", str(gold), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    [warning] = [x for x in out.splitlines() if "not in the gold data" in x]
+    assert "\\[details\\]\\(https://x.example\\)" in warning
+    assert "\\<img src=x onerror=alert\\(1\\)\\>" in warning
+    assert "<" not in warning.replace("\\<", "")
+    assert "](" not in warning.replace("\\](", "") and "\\[/x\\]" in warning
+    # the rich table on a terminal: "[/x]" is no closing tag, nothing crashes
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    assert main([str(path), "--gold", str(gold), "--format", "table"]) == 0
+    captured = capsys.readouterr()
+    assert "[/x]" in captured.out + captured.err and "Traceback" not in captured.err
+
+
+def test_escape_helpers():
+    from dst_eval.escape import html, markdown, one_line, rich
+
+    assert one_line("a\nb\tc\x00\u202e\u2066\\") == "a\\nb\\tc\\x00\\u202e\\u2066\\"
+    assert one_line("plain Ünïcode 中文") == "plain Ünïcode 中文"
+    assert markdown("[a](b) <i>|*_x_*") == "\\[a\\]\\(b\\) \\<i\\>\\|\\*\\_x\\_\\*"
+    assert html('<a href="x">&\n') == "&lt;a href=&quot;x&quot;&gt;&amp;\\n"
+    assert rich("[/x] [bold]") == "\\[/x] \\[bold]"
+
+
+def test_issues_are_bounded_per_kind(tmp_path, sample):
+    from dst_eval.predictions.turns import MAX_ISSUES_PER_KIND
+
+    state = {"hotel": {f"slot{i}": "north|south" for i in range(50)}}
+    path = write(tmp_path, "many.json", json.dumps({"demo0001": [{"state": state}] * 40}))
+    issues = read_predictions(path, corpus="multiwoz22").issues
+    assert len(issues) == MAX_ISSUES_PER_KIND + 1 == 101
+    assert {i.kind for i in issues} == {"hedged_value"}
+    assert issues[-1].message.startswith(f"{50 * 40 - 100:,} more hedged_value problems")
+    # a gap bomb: one Issue per dialogue, whatever the gap
+    lines = [json.dumps({"dialogue_id": f"d{i}", "turn_index": 10_000}) for i in range(50)]
+    preds = read_predictions(write(tmp_path, "gaps.jsonl", "\n".join(lines)),
+                             corpus="multiwoz22")
+    assert len(preds.issues) == 50 and all(len(t) == 10_001 for t in preds.dialogues.values())
+    assert preds.issues[0].message.startswith("10,000 turns without a record (turns 0..9999)")

@@ -142,13 +142,13 @@ def test_english_corpus_and_sentence_bleu(english, lowercase):
     hyps, refs = english
     expected = sacrebleu.corpus_bleu(hyps, [refs], lowercase=lowercase).score
     assert 10 < expected < 90
-    assert corpus_bleu(hyps, refs, tokenize="13a", lowercase=lowercase) == pytest.approx(
+    assert corpus_bleu(hyps, [refs], tokenize="13a", lowercase=lowercase) == pytest.approx(
         expected, abs=TOL
     )
     stats = segment_statistics(hyps, refs, tokenize="13a", lowercase=lowercase)
     sentence = _sentence_scores(hyps, refs, lowercase=lowercase)
     np.testing.assert_allclose(sentence_bleu_from_stats(stats), sentence, rtol=0, atol=TOL)
-    assert mean_sentence_bleu(hyps, refs, tokenize="13a", lowercase=lowercase) == pytest.approx(
+    assert mean_sentence_bleu(hyps, [refs], tokenize="13a", lowercase=lowercase) == pytest.approx(
         float(np.mean(sentence)), abs=TOL
     )
 
@@ -181,8 +181,8 @@ def test_chinese(chinese, tokenize):
 
 def test_13a_on_chinese_is_near_zero_zh_is_not(chinese):
     hyps, refs = chinese
-    zh = corpus_bleu(hyps, refs, tokenize="zh")
-    raw = corpus_bleu(hyps, refs, tokenize="13a")
+    zh = corpus_bleu(hyps, [refs], tokenize="zh")
+    raw = corpus_bleu(hyps, [refs], tokenize="13a")
     assert zh > 40 and raw < zh / 3
 
 
@@ -195,7 +195,7 @@ def test_japanese_against_sacrebleu_ja_mecab_tokens(japanese):
     assert corpus_bleu_from_stats(stats) == pytest.approx(expected_corpus, abs=TOL)
     sentence = _sentence_scores(h_tok, r_tok, tokenize="none")
     np.testing.assert_allclose(sentence_bleu_from_stats(stats), sentence, rtol=0, atol=TOL)
-    assert mean_sentence_bleu(hyps, refs, tokenize="ja-mecab-ipadic") == pytest.approx(
+    assert mean_sentence_bleu(hyps, [refs], tokenize="ja-mecab-ipadic") == pytest.approx(
         float(np.mean(sentence)), abs=TOL
     )
 
@@ -233,7 +233,7 @@ def test_multi_reference_variable_count(english):
     stats = segment_statistics(hyps, multi)
     assert stats.nrefs == -1
     assert corpus_bleu_from_stats(stats) == pytest.approx(expected.score, abs=TOL)
-    assert corpus_bleu(hyps, multi, tokenize="13a") == pytest.approx(expected.score, abs=TOL)
+    assert corpus_bleu(hyps, streams, tokenize="13a") == pytest.approx(expected.score, abs=TOL)
     sentence = [
         sacrebleu.sentence_bleu(h, [r for r in m if r is not None]).score
         for h, m in zip(hyps, multi, strict=True)

@@ -91,8 +91,8 @@ def crosswoz_dir(shared_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def crosswoz_test(crosswoz_dir: Path) -> GoldSet:
-    return crosswoz.load(crosswoz_dir / "test.json.zip")
+def crosswoz_test(crosswoz_test_gold: GoldSet) -> GoldSet:
+    return crosswoz_test_gold  # conftest: crosswoz.load(test.json.zip), loaded once
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,6 @@ from dst_eval.metrics.trade_accuracy import trade_slot_accuracy
 
 from dst_eval.alignment import Alignment, align
 from dst_eval.corpora import load_gold
-from dst_eval.corpora.crosswoz import loader as crosswoz
 from dst_eval.corpora.jmultiwoz import loader as jmultiwoz
 from dst_eval.corpora.risawoz import loader as risawoz
 from dst_eval.gold import GoldSet
@@ -36,8 +35,8 @@ WRONG, EXTRA = "错误值", "多余值"
 
 
 @pytest.fixture(scope="session")
-def crosswoz_gold(shared_dir: Path) -> GoldSet:
-    return crosswoz.load(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
+def crosswoz_gold(crosswoz_test_gold: GoldSet) -> GoldSet:
+    return crosswoz_test_gold  # conftest: crosswoz.load(test.json.zip), loaded once
 
 
 @pytest.fixture(scope="session")

@@ -424,6 +424,9 @@ def assert_clean(run, *, plots: int, title: str) -> None:
     assert probe["scrollWidth"] <= probe["innerWidth"], "the page scrolls sideways"
     width, height, colours = png_size_and_colours(run.screenshot)
     assert (width, height) == (1280, 2000) and colours > 32
+    text = probe["text"]  # what a reader sees: no raw Python structure, units stated
+    assert not re.search(r"[{\[]\s*'", text), "a raw dict or list is shown"
+    assert "Units:" in text
 
 
 def test_report_page_in_chromium(chromium, page, tmp_path):
@@ -431,6 +434,27 @@ def test_report_page_in_chromium(chromium, page, tmp_path):
     assert_clean(run, plots=3, title="dst-eval report: <memory>")
     assert run.probe["sections"] == ["summary", "depth", "domains", "errors", "slots",
                                      "wrong-values", "issues"]
+
+
+def test_mwzeval_counts_and_responses_in_chromium(chromium, gold_samples, tmp_path):
+    """Counts are not scaled as percentages (issue 9 §6: mwzeval's tp/fp/fn) and nested
+    counts (``responses``) are a table, in the rendered page."""
+    sample = gold_samples / "multiwoz22"
+    report = evaluate(sample / "predictions.json", gold=sample, profile="mwzeval",
+                      by=("domain",))
+    run = render(chromium, render_report_html(report), tmp_path, name="mwzeval")
+    assert_clean(run, plots=run.probe.get("plots") and len(run.probe["plots"]) or 0,
+                 title="dst-eval report: predictions.json")
+    lines = run.probe["text"].splitlines()
+    assert any(re.fullmatch(r"hotel\s+100\.00\s+95\.83\s+97\.87\s+23\s+0\s+1", line.strip())
+               for line in lines), [line for line in lines if "hotel" in line]
+    jmwz = gold_samples / "jmultiwoz"
+    report = evaluate(jmwz / "predictions.json", gold=jmwz)
+    run = render(chromium, render_report_html(report), tmp_path, name="responses")
+    assert_clean(run, plots=len(run.probe.get("plots") or []),
+                 title="dst-eval report: predictions.json")
+    assert any(re.fullmatch(r"scored_turns\s+12", line.strip())
+               for line in run.probe["text"].splitlines())
 
 
 def test_leaderboard_page_in_chromium(chromium, tmp_path):
@@ -455,8 +479,8 @@ def test_browser_check_catches_errors(chromium, page, tmp_path):
 
 # ---- a real test set --------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def multiwoz_test_page(shared_dir) -> tuple[str, Any]:
-    gold = load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip", split="test")
+def multiwoz_test_page(shared_dir, mwz21_test_gold) -> tuple[str, Any]:
+    gold = mwz21_test_gold  # conftest: load_gold(test.json.zip, split="test"), loaded once
     predictions = shared_dir / "reference" / "mwzeval" / "predictions" / "pptod.json"
     report = evaluate(predictions, gold=gold, by=("domain", "slot", "depth"))
     return render_report_html(report), gold

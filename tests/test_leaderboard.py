@@ -229,6 +229,18 @@ def test_small_board_refuses_unsafe_submissions(small, capsys):
         assert code == 3 and reason in capsys.readouterr().out
 
 
+def test_special_files_in_the_submissions_directory_are_refused(small):
+    os.mkfifo(small.subs / "pipe.json")  # reading it would block forever
+    (small.subs / "dead.json").symlink_to(small.root / "nowhere.json")
+    code, data, _, _ = build(small)
+    assert code == 3
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert reasons == {
+        "pipe.json": "not a regular file or directory but a named pipe (FIFO); refused",
+        "dead.json": "broken symbolic link (its target does not exist)"}
+    assert {row["submission"] for row in data["rows"]} == set(small.files)
+
+
 def test_duplicate_names_are_invalid(small):
     twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
     (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
@@ -331,9 +343,8 @@ def mwz_board(shared_dir: Path, tmp_path_factory) -> SimpleNamespace:
 
 
 @pytest.fixture(scope="module")
-def mwz21_test(shared_dir: Path):
-    return load_gold(shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
-                     corpus="multiwoz21", split="test")
+def mwz21_test(mwz21_test_gold):
+    return mwz21_test_gold  # conftest: loaded once per test process
 
 
 def test_mwz_board_scores_every_valid_and_lists_every_broken_submission(mwz_board):

@@ -38,8 +38,8 @@ def mwz22_test(mwz22_dir: Path) -> GoldSet:
 
 
 @pytest.fixture(scope="session")
-def mwz21_test(mwz21_dir: Path) -> GoldSet:
-    return multiwoz21.load(mwz21_dir / "test.json.zip", split="test")
+def mwz21_test(mwz21_test_gold: GoldSet) -> GoldSet:
+    return mwz21_test_gold  # conftest: equal to multiwoz21.load(test.json.zip, split="test")
 
 
 @pytest.fixture(scope="session")

@@ -236,9 +236,9 @@ def test_gold_files_must_cover_every_dialogue(mwz21_dir: Path, tmp_path: Path) -
 
 
 @pytest.fixture(scope="session")
-def gold_responses(mwz21_dir: Path) -> dict[str, list[dict]]:
+def gold_responses(mwz21_test_gold) -> dict[str, list[dict]]:
     """The gold system turns delexicalised (not yet normalised), as a system would output."""
-    gold_set = loader21.load(mwz21_dir / "test.json.zip")
+    gold_set = mwz21_test_gold  # conftest: the same dialogues as loader21.load(test.json.zip)
     return {
         dialogue_key(d.dialogue_id): [
             {"response": delexicalize_word_spans(t.system_response,
@@ -371,7 +371,7 @@ def test_bleu_statistics_equal_sacrebleu(gold, scored, predictions) -> None:
             refs.append(gold.references[key][index])
     stats = bleu_statistics(hyps, refs)
     ours = scored("soloist")["bleu"]
-    assert ours == pytest.approx(corpus_bleu(hyps, refs, tokenize="13a"), abs=1e-9)
+    assert ours == pytest.approx(corpus_bleu(hyps, [refs], tokenize="13a"), abs=1e-9)
     reference = sacrebleu.corpus_bleu(hyps, [refs])
     assert ours == pytest.approx(reference.score, abs=1e-9)
     assert (int(stats.hyp_len.sum()), int(stats.ref_len.sum())) == (reference.sys_len,

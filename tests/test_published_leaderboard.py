@@ -26,9 +26,9 @@ def mwzeval(shared_dir):
     return folder, published, reference
 
 
-def _score(shared_dir, folder, name, **options):
-    return evaluate(folder / "predictions" / f"{name}.json",
-                    gold=shared_dir / "corpora" / "multiwoz21" / "test.json.zip",
+def _score(gold, folder, name, **options):
+    """``gold``: corpora/multiwoz21/test.json.zip, split test (conftest, loaded once)."""
+    return evaluate(folder / "predictions" / f"{name}.json", gold=gold,
                     corpus="multiwoz21", split="test", profile="mwzeval", **options)
 
 
@@ -37,9 +37,10 @@ SYSTEMS = ["labes", "damd", "augpt", "mintl", "soloist", "dots", "pptod", "bort"
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
-def test_mwzeval_profile_matches_reference_outputs_and_published(shared_dir, mwzeval, name):
+def test_mwzeval_profile_matches_reference_outputs_and_published(mwz21_test_gold, mwzeval,
+                                                                name):
     folder, published, reference = mwzeval
-    report = _score(shared_dir, folder, name, missing="skip",
+    report = _score(mwz21_test_gold, folder, name, missing="skip",
                     references=folder / "approx_references_mwz21_test.json",
                     gold_states=folder / "approx_gold_states_mwz21_test.json")
     official, expected = report.official, reference[name]
@@ -62,12 +63,12 @@ def test_mwzeval_profile_matches_reference_outputs_and_published(shared_dir, mwz
     assert "resp:mwzeval-7f19ee0" in report.signature.format()
 
 
-def test_partial_submission_counts_missing_dialogues_by_default(shared_dir, mwzeval):
+def test_partial_submission_counts_missing_dialogues_by_default(mwz21_test_gold, mwzeval):
     folder, published, _ = mwzeval
-    default = _score(shared_dir, folder, "labes")
+    default = _score(mwz21_test_gold, folder, "labes")
     assert default.coverage["missing_dialogues"] == 56
     assert any(i.kind == "missing_dialogues" for i in default.issues)
     # 56 missing dialogues fail; the 944 present keep their outcome
-    skipped = _score(shared_dir, folder, "labes", missing="skip")
+    skipped = _score(mwz21_test_gold, folder, "labes", missing="skip")
     assert skipped.official["success"]["inform"]["total"] == published["labes"]["inform"]
     assert default.scores["inform"] == pytest.approx(skipped.scores["inform"] * 944 / 1000)

@@ -133,8 +133,8 @@ def sgd_gold(shared_dir) -> GoldSet:
 
 
 @pytest.fixture(scope="module")
-def crosswoz_gold(shared_dir) -> GoldSet:
-    return load_gold(shared_dir / "corpora/crosswoz/test.json.zip", corpus="crosswoz")
+def crosswoz_gold(crosswoz_test_gold) -> GoldSet:
+    return crosswoz_test_gold  # conftest: equal to load_gold(test.json.zip), loaded once
 
 
 @pytest.fixture(scope="module")

@@ -33,8 +33,8 @@ def native(sample_dir: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def sgd_dev(shared_dir: Path) -> GoldSet:
-    return sgd.load(shared_dir / "corpora" / "sgd" / "dev")
+def sgd_dev(sgd_dev_gold: GoldSet) -> GoldSet:
+    return sgd_dev_gold  # conftest: loaded once per test process
 
 
 def _write(path: Path, data: object) -> Path:

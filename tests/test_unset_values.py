@@ -229,11 +229,13 @@ def test_jmultiwoz_strict_reads_blanks_as_unset() -> None:
 def test_trade_drops_exactly_none() -> None:
     gold = gold_set("crosswoz", [{"餐馆-名称": "A"}] * 5, ("餐馆-名称", "餐馆-评分"))
     preds = [{"餐馆-名称": "A", "餐馆-评分": "none"},   # dropped: correct
-             {"餐馆-名称": "A", "餐馆-评分": ""},       # empty: correct
+             {"餐馆-名称": "A", "餐馆-评分": ""},       # an item "餐馆-评分-": extra
+                                                  # (trade-dst TRADE.evaluate keeps an
+                                                  # empty decoded value; drops only "none")
              {"餐馆-名称": "A", "餐馆-评分": " "},      # an item "餐馆-评分- ": extra
              {"餐馆-名称": "A", "餐馆-评分": "None"},   # an item: extra
              {"餐馆-名称": "none"}]                     # dropped: the gold item is missed
     result = score(gold, preds, "trade")
-    assert result.official["Joint Acc"] == pytest.approx(2 / 5)
-    # per-turn F1: 1, 1, 2/3, 2/3, 0
-    assert result.official["Joint F1"] == pytest.approx((1 + 1 + 2 / 3 + 2 / 3 + 0) / 5)
+    assert result.official["Joint Acc"] == pytest.approx(1 / 5)
+    # per-turn F1: 1, 2/3, 2/3, 2/3, 0
+    assert result.official["Joint F1"] == pytest.approx((1 + 2 / 3 + 2 / 3 + 2 / 3 + 0) / 5)

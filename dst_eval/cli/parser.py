@@ -78,6 +78,9 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                         help=f"mwzeval profile: rule tables of the published leaderboard "
                              f"({MWZEVAL_RULES[0]}, default) or of the latest mwzeval "
                              f"({MWZEVAL_RULES[1]})")
+    parser.add_argument("--zero-shot-domain", metavar="DOMAIN",
+                        help="zero-shot protocol (TRADE --except_domain): score only the "
+                             "dialogues involving DOMAIN and only its slots")
     if bootstrap:
         parser.add_argument("--bootstrap", metavar="N",
                             help="95%% confidence intervals from N dialogue-level resamples "

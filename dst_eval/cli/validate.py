@@ -35,7 +35,10 @@ def run_validate(argv: Sequence[str]) -> int:
     from dst_eval.api import as_gold
 
     gold = as_gold(args.gold, options)
-    predictions = read_predictions_arg(args.predictions, gold.corpus, options)
+    from dst_eval.predictions.bind import bind_to_gold
+
+    predictions = bind_to_gold(read_predictions_arg(args.predictions, gold.corpus, options),
+                               gold)
     alignment = align(gold, predictions, strict=options.strict)
     summary = alignment.summary()
     print(f"{predictions.source}: {predictions.format} format, "

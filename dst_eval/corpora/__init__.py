@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
+from dst_eval.jsonio import check_path
 
 if TYPE_CHECKING:
     from dst_eval.metrics.tokenizers import Tokenizer
@@ -110,13 +111,12 @@ def _sniffs(module: ModuleType, path: Path) -> bool:
 
 
 def detect_corpus(path: str | Path) -> str:
-    """Name the corpus whose native format ``path`` is in, or raise UsageError."""
+    """Name the corpus whose native format ``path`` is in, or raise GoldDataError."""
     return _detect(Path(path))[0]
 
 
 def _detect(path: Path) -> tuple[str, ModuleType]:
-    if not path.exists():
-        raise GoldDataError("gold path does not exist", file=str(path))
+    check_path(path, error=GoldDataError)  # not found, broken symlink, FIFO, device
     tried: set[str] = set()
     for name in names():
         try:
@@ -127,9 +127,12 @@ def _detect(path: Path) -> tuple[str, ModuleType]:
             if module.__name__ not in tried and _sniffs(module, path):
                 return name, module
             tried.add(module.__name__)
-    raise UsageError(
-        f"cannot tell which corpus {path} holds; name it with --corpus ({', '.join(names())})"
-    )
+    if path.is_dir() and not any(path.iterdir()):
+        raise GoldDataError("the gold directory is empty", file=str(path))
+    # not gold data of any known corpus (e.g. a predictions file): a gold problem, exit 4
+    raise GoldDataError(
+        f"cannot tell which corpus {path} holds (is it gold data?); name it with --corpus "
+        f"({', '.join(names())})", file=str(path))
 
 
 def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None = None) -> GoldSet:
@@ -139,8 +142,7 @@ def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None 
     (mwzeval-format states for MultiWOZ), else by its own loader.
     """
     path = Path(path)
-    if not path.exists():
-        raise GoldDataError("gold path does not exist", file=str(path))
+    check_path(path, error=GoldDataError)
     if corpus is None:
         _, module = _detect(path)
         return module.load(path, split=split)

@@ -120,7 +120,7 @@ def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:
     else:
         with path.open("rb") as fh:
             data = fh.read(n_bytes)
-    return data.decode("utf-8", errors="ignore")
+    return data.decode("utf-8-sig", errors="ignore")  # a byte order mark is no content
 
 
 def parse_literal(text: str, *, what: str, file: str, dialogue: str | None = None,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import UsageError
+from dst_eval.jsonio import special_reason
 from dst_eval.leaderboard.config import LeaderboardConfig, Source
 
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -102,6 +103,8 @@ def discover(config: LeaderboardConfig) -> list[Candidate]:
             resolved = match.resolve()
             if UNSAFE.search(match.relative_to(source.root).as_posix()):
                 found[shown] = Candidate(shown, source, match, entry=match, error=UNSAFE_NAME)
+            elif (special := special_reason(match)) is not None:  # FIFO, device, dead link
+                found[shown] = Candidate(shown, source, match, entry=match, error=special)
             elif not _inside(resolved, source.root):
                 found[shown] = Candidate(shown, source, match, entry=match,
                                          error="resolves outside the submissions directory "

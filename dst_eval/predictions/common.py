@@ -13,7 +13,8 @@ from typing import Any
 from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import dialogue_key
 
-FORMATS = ("mwzeval", "jsonl", "sgd")
+FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", "icdst", "ldst",
+           "convlab", "jmultiwoz-inference")
 MAX_VALUE_CHARS = 10_000
 """Longest accepted predicted value (longer ones make fuzzy matching pathological)."""
 MAX_TURN_INDEX = 10_000

@@ -20,6 +20,7 @@ from types import MappingProxyType
 
 from msgspec import Struct
 
+from dst_eval.escape import one_line
 from dst_eval.gold import dialogue_key
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -68,7 +69,8 @@ class Issue:
         if self.turn is not None:
             where.append(f"turn {self.turn}")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        return one_line(text)  # ids with newlines or bidi characters cannot forge a line
 
 
 @dataclass

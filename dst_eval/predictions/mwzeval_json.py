@@ -6,21 +6,21 @@ One turn object per user turn (= per system turn), read by
 ``{"metadata": {...}, "predictions": {<that mapping>}}`` is accepted too; ``metadata``
 goes to :attr:`PredictionSet.metadata`.
 
-Duplicate keys in the top-level object, which a JSON parser merges silently, are found
-by a scan of the raw text for keys whose value is a list (ids written with backslash
-escapes are not covered by that scan). Dialogue ids that differ only by case or a
-``.json`` suffix are duplicates too. Both are a :class:`PredictionError`.
+Duplicate keys, which a JSON parser merges silently (last wins), are found by a cheap
+count of the keys written against the keys parsed, then located exactly
+(:func:`dst_eval.jsonio.find_duplicate_keys`, keys compared decoded). A dialogue id given
+twice, or two ids that differ only by case or a ``.json`` suffix, is a
+:class:`PredictionError`; a key given twice inside a turn is an Issue ``duplicate_key``
+(an error under ``--strict``).
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import PredictionError
+from dst_eval.jsonio import count_keys, find_duplicate_keys, may_have_duplicate_keys
 from dst_eval.predictions.common import (
     check_name_length,
     check_same_dialogue,
@@ -30,29 +30,32 @@ from dst_eval.predictions.common import (
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.turns import TurnReader
 
-# A key whose value is a list, right after a list value and a comma: the top-level keys
-# of an mwzeval file but its first (plus a few inner keys, filtered out by the caller).
-_LIST_KEY = re.compile(rb'\]\s*,\s*"([^"\\]*)"\s*:\s*\[')
 
+def _check_duplicate_keys(document: dict, data: bytes | None, wrapped: bool,
+                          reader: TurnReader) -> None:
+    """Report every object key the file gives twice (a JSON parser keeps the last one).
 
-def _check_top_level_duplicates(data: bytes | None, ids: Sequence[str], file: str) -> None:
-    """Fail on a top-level key given twice (the JSON parser kept only its last value).
-
-    Every occurrence of a dialogue id but the file's first key follows the list value of
-    the previous one (``], "id": [``); the first key, first in the parsed dict's order
-    too, follows ``{`` and is counted once without scanning.
+    A dialogue id given twice (compared decoded: ``"demo\\u0030001"`` is ``"demo0001"``)
+    loses a whole dialogue: a :class:`PredictionError`. A key given twice inside a turn
+    (a slot twice in one state, ``state`` twice) is an Issue ``duplicate_key`` naming
+    dialogue and turn (an error under ``--strict``); the last value is the one read.
     """
-    if not data:
+    if not data or not may_have_duplicate_keys(data, count_keys(document)):
         return
-    wanted = set(ids)
-    counts = Counter(m.decode("utf-8", "replace") for m in _LIST_KEY.findall(data))
-    if ids:
-        counts[ids[0]] += 1
-    for key, count in counts.items():
-        if count > 1 and key in wanted:
+    top = ("predictions",) if wrapped else ()
+    for path, key, count in find_duplicate_keys(data):
+        if path == top:
             raise PredictionError(
                 f"dialogue id {show(key)} is given {count} times; a JSON object keeps only "
-                "the last one, so the others would be lost silently", file=file, dialogue=key)
+                "the last one, so the others would be lost silently", file=reader.file,
+                dialogue=key)
+        inner = path[len(top):] if path[:len(top)] == top else path
+        dialogue = str(inner[0]) if inner else None
+        turn = inner[1] if len(inner) > 1 and type(inner[1]) is int else None
+        where = ".".join(map(str, inner[2:])) or ("the turn" if turn is not None else
+                                                  ".".join(map(str, path)) or "the file")
+        reader.issue("duplicate_key", f"key {show(key)} is given {count} times in {where}; "
+                     "only the last value is read", dialogue, turn)
 
 
 def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> PredictionSet:
@@ -62,7 +65,8 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
         raise PredictionError(f"mwzeval predictions must be a JSON object {{dialogue_id: "
                               f"[turn, ...]}}, found {describe(obj)}", file=file)
     metadata: Any = {}
-    if isinstance(obj.get("predictions"), dict):
+    document, wrapped = obj, isinstance(obj.get("predictions"), dict)
+    if wrapped:
         extra = sorted(set(obj) - {"predictions", "metadata"})
         if extra:
             raise PredictionError(f"unexpected top-level keys {', '.join(map(show, extra))} "
@@ -75,7 +79,6 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
         obj = obj["predictions"]
         if not obj:
             raise PredictionError("no predictions: 'predictions' is an empty object", file=file)
-    _check_top_level_duplicates(data, list(obj), file)
     seen: dict[str, str] = {}
     dialogues: dict[str, list[PredTurn]] = {}
     turn = reader.turn
@@ -86,5 +89,6 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
             raise PredictionError(f"expected a list of turns, found {describe(turns)}",
                                   file=file, dialogue=dialogue)
         dialogues[dialogue] = [turn(t, dialogue, i) for i, t in enumerate(turns)]
+    _check_duplicate_keys(document, data, wrapped, reader)  # after: oversized values fail first
     return PredictionSet(file, "mwzeval", dialogues, reader.issues,
                          MappingProxyType(metadata))

@@ -4,12 +4,24 @@ The public entry points (re-exported by :mod:`dst_eval.predictions`):
 :func:`read_predictions` (a file, directory or zip) and :func:`predictions_from_object`
 (objects already in memory). One module per input format does the work:
 
-=============  ==========================================================================
-``mwzeval``    :mod:`~dst_eval.predictions.mwzeval_json`: ``{dialogue_id: [turn, ...]}``
-``jsonl``      :mod:`~dst_eval.predictions.jsonl`: ``{"dialogue_id", "turn_index", ...}``
-               records, one per line or in a JSON array
-``sgd``        :mod:`~dst_eval.predictions.sgd_frames`: SGD-style dialogues with frames
-=============  ==========================================================================
+=======================  ================================================================
+``mwzeval``              :mod:`~dst_eval.predictions.mwzeval_json`: ``{dialogue_id: [turn, ...]}``
+``jsonl``                :mod:`~dst_eval.predictions.jsonl`: ``{"dialogue_id", "turn_index", ...}``
+                         records, one per line or in a JSON array
+``sgd``                  :mod:`~dst_eval.predictions.sgd_frames`: SGD-style dialogues with frames
+``trade``                :mod:`~dst_eval.predictions.trade`: TRADE ``all_prediction_TRADE.json``
+``somdst``               :mod:`~dst_eval.predictions.somdst`: SOM-DST ``preds_*.json``
+``trippy``               :mod:`~dst_eval.predictions.trippy`: TripPy ``pred_res.*.json``
+``simpletod``            :mod:`~dst_eval.predictions.simpletod`: SimpleTOD generated beliefs
+``icdst``                :mod:`~dst_eval.predictions.icdst`: IC-DST ``running_log.json``
+``ldst``                 :mod:`~dst_eval.predictions.ldst`: LDST / DST-as-prompting result lines
+``convlab``              :mod:`~dst_eval.predictions.convlab_unified`: ConvLab-3 unified samples
+``jmultiwoz-inference``  :mod:`~dst_eval.predictions.jmultiwoz_inference`: ``*.inference.json``
+=======================  ================================================================
+
+Several files (a glob or a directory of shards) are one submission
+(:mod:`~dst_eval.predictions.shards`); the adapters' embedded gold and order-aligned
+dialogues are bound to the gold by :mod:`~dst_eval.predictions.bind`.
 
 Detection and file IO are in :mod:`~dst_eval.predictions.detect`, the turn objects of
 the two JSON formats (state shapes, value rules) in :mod:`~dst_eval.predictions.turns`.
@@ -32,6 +44,17 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import DstEvalError, PredictionError, UsageError
+from dst_eval.jsonio import read_bytes
+from dst_eval.predictions import (
+    convlab_unified,
+    icdst,
+    jmultiwoz_inference,
+    ldst,
+    simpletod,
+    somdst,
+    trade,
+    trippy,
+)
 from dst_eval.predictions.common import (
     FORMATS,
     MAX_NAME_CHARS,
@@ -45,6 +68,7 @@ from dst_eval.predictions.detect import check_format, classify, detect_format, l
 from dst_eval.predictions.jsonl import read_jsonl
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.mwzeval_json import read_mwzeval
+from dst_eval.predictions.shards import merge_shards, shard_files
 from dst_eval.predictions.turns import TurnReader
 from dst_eval.slotkeys import canonical_slot_key, key_policy, split_slot_key
 
@@ -88,20 +112,48 @@ def _respell_states(predictions: PredictionSet, corpus: str) -> None:
                                     raw_state=turn.raw_state, duplicates=turn.duplicates)
 
 
+ADAPTERS = {
+    "trade": trade.read_trade, "somdst": somdst.read_somdst, "trippy": trippy.read_trippy,
+    "simpletod": simpletod.read_simpletod, "icdst": icdst.read_icdst,
+    "convlab": convlab_unified.read_convlab,
+    "jmultiwoz-inference": jmultiwoz_inference.read_jmultiwoz,
+}
+"""The readers of the systems' own JSON output formats: ``(parsed, file, corpus)``."""
+
+
 def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
                   corpus: str | None) -> PredictionSet:
+    if fmt == "ldst":
+        if not isinstance(content, bytes):
+            raise UsageError("LDST result lines are read from their file; pass the path")
+        return ldst.read_ldst(content, source, corpus)
+    adapter = ADAPTERS.get(fmt)
+    if adapter is not None:
+        return adapter(content, source, corpus)
     reader = TurnReader(source, corpus)
     if fmt == "jsonl":
-        return read_jsonl(content, reader)
+        return read_jsonl(content, reader, data)
     return read_mwzeval(content, data, reader)
 
 
 def read_predictions(path: str | Path, *, pred_format: str | None = None,
                      corpus: str | None = None) -> PredictionSet:
-    """Read a prediction file or directory; keys are spelled for ``corpus`` when given."""
+    """Read a prediction file, directory or glob of shards; keys are spelled for ``corpus``
+    when given."""
     path = Path(path)
+    check_format(pred_format)
     if corpus is not None:
         key_policy(corpus)  # an unknown corpus is a usage error before any reading
+    shards = shard_files(path, pred_format, detect_format)
+    if shards is not None:
+        if len(shards) > 1:
+            if (pred_format or detect_format(shards[0])) == "ldst":  # lines, not turns
+                return ldst.read_ldst_files(
+                    [(str(f), read_bytes(f, error=PredictionError)) for f in shards],
+                    str(path), corpus)
+            return merge_shards(shards, lambda shard: read_predictions(
+                shard, pred_format=pred_format, corpus=corpus), str(path))
+        path = shards[0]
     fmt, content, data = load(path, pred_format)
     if fmt == "sgd":
         return _read_sgd(path, corpus)

@@ -48,7 +48,14 @@ from msgspec import Struct
 from dst_eval.corpora.sgd.keys import SlotKeys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import SlotSpan
-from dst_eval.jsonio import decode_typed, iter_zip_bytes, parse_json_bytes, read_bytes
+from dst_eval.jsonio import (
+    check_path,
+    decode_typed,
+    iter_zip_bytes,
+    parse_json_bytes,
+    read_bytes,
+)
+from dst_eval.predictions.duplicates import may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"
@@ -66,6 +73,7 @@ _VALUE_ISSUES = {
                       "accuracy)",
     "missing_requested_slots": "user frames without state.requested_slots (left out of "
                                "requested-slot scores)",
+    "duplicate_key": "object keys given more than once (the last value is read)",
 }
 _EMPTY: Mapping = MappingProxyType({})
 _NO_KEYS: frozenset[str] = frozenset()
@@ -328,6 +336,8 @@ def _read_document(data: bytes, file: str, tally: _Tally) -> list[tuple[str, lis
     except msgspec.ValidationError:
         document = _repaired(parse_json_bytes(data, file=file, error=PredictionError), file,
                              tally)
+    if may_repeat_keys(data, document):
+        report_duplicate_keys(data, document, tally.add)
     builder = _Builder(file, tally)
     return [(dialogue_id, builder.dialogue(dialogue_id, record))
             for dialogue_id, record in _dialogue_items(document, file)]
@@ -438,8 +448,7 @@ def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
 def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
     path = Path(path)
-    if not path.exists():
-        raise PredictionError("prediction path does not exist", file=str(path))
+    check_path(path, error=PredictionError)
     documents, issues = _documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}

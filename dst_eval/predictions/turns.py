@@ -23,6 +23,8 @@ drops or rewrites a string -- what a value *means* is the profile's policy):
 * two spellings of one slot in a turn (``price range`` and ``pricerange``): the first
   value is in ``state``, the later ones in :attr:`PredTurn.duplicates`; different
   values give Issue ``duplicate_slot``;
+* Issues: at most :data:`MAX_ISSUES_PER_KIND` per kind keep their place, one more Issue
+  counts the rest (a file with a million hedged values stays small in memory);
 * an object or any other JSON type, or a value longer than
   :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters:
   :class:`PredictionError` (so are slot keys longer than
@@ -40,6 +42,8 @@ from dst_eval.predictions.model import Issue, PredTurn
 from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
 
 _STR_TYPE = frozenset({str})
+MAX_ISSUES_PER_KIND = 100
+"""Issues of one kind kept with their place; the rest of that kind are counted."""
 
 
 class TurnReader:
@@ -48,7 +52,8 @@ class TurnReader:
     def __init__(self, file: str, corpus: str | None) -> None:
         self.file = file
         self.corpus = corpus
-        self.issues: list[Issue] = []
+        self._issues: list[Issue] = []
+        self._counts: dict[str, int] = {}
         self._nested: dict[tuple[str, str], str] = {}
         self._flat: dict[str, str] = {}
         self._repeated: dict[str, list[str]] | None = None
@@ -56,8 +61,20 @@ class TurnReader:
     def error(self, message: str, dialogue: str | None, turn: int | None) -> PredictionError:
         return PredictionError(message, file=self.file, dialogue=dialogue, turn=turn)
 
-    def issue(self, kind: str, message: str, dialogue: str, turn: int) -> None:
-        self.issues.append(Issue(kind, message, file=self.file, dialogue=dialogue, turn=turn))
+    def issue(self, kind: str, message: str, dialogue: str | None, turn: int | None) -> None:
+        count = self._counts[kind] = self._counts.get(kind, 0) + 1
+        if count <= MAX_ISSUES_PER_KIND:
+            self._issues.append(Issue(kind, message, file=self.file, dialogue=dialogue,
+                                      turn=turn))
+
+    @property
+    def issues(self) -> list[Issue]:
+        """The Issues recorded: at most :data:`MAX_ISSUES_PER_KIND` of each kind, then one
+        Issue per kind counting the rest (memory bounded whatever the number of problems)."""
+        more = [Issue(kind, f"{count - MAX_ISSUES_PER_KIND:,} more {kind} problems in this "
+                      f"file (only the first {MAX_ISSUES_PER_KIND} are listed)", file=self.file)
+                for kind, count in self._counts.items() if count > MAX_ISSUES_PER_KIND]
+        return self._issues + more if more else self._issues
 
     # keys
     def check_name(self, name: str, what: str, dialogue: str, turn: int) -> None:

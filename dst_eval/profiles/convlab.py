@@ -1,8 +1,16 @@
 """The ``convlab`` profile: ConvLab-3's unified DST evaluator (SCORERS.md §3), number for number.
 
-* only the slots of the gold's covered domains are scored (MultiWOZ and CrossWOZ: every
-  slot of the corpus slot list; SGD: the slots of the dialogue's services); predictions
-  for any other slot are ignored (ConvLab/ConvLab-3#132);
+* only the slots of ConvLab-3's unified gold state are scored (MultiWOZ and CrossWOZ:
+  every slot of the corpus slot list plus the config's ``unified_slots`` -- MultiWOZ
+  ``hospital-department``, so a value predicted there against an empty gold is a FP;
+  SGD: the slots of the dialogue's services); predictions for any other slot are
+  ignored (ConvLab/ConvLab-3#132);
+* SGD gold is ConvLab-3's unified state since commit b3f1b23
+  (``data/unified_datasets/sgd/preprocess.py``): every service of the dialogue is in
+  every user turn's state, a service with a frame in the turn takes that frame's slot
+  values (its other slots empty), and a service without a frame keeps its previous
+  state (:func:`unified_states`). (Before b3f1b23 such a service was empty again; that
+  older unified data is not reproduced.)
 * values: all whitespace deleted and lower-cased (``despace+lower``) on both sides;
   a predicted value that is ``""`` or whitespace only is no prediction (the anchor's
   ``len(predict_values) == 0`` after deleting whitespace; :class:`Unset` ``blank``), and
@@ -40,20 +48,45 @@ def _hedged_match(pred: str, variants: tuple[str, ...]) -> bool:
 
 
 def _universe(gold_set: GoldSet, turn: GoldTurn, services: tuple[str, ...]) -> frozenset[str]:
-    if corpora.get(gold_set.corpus).slot_universe == "dialogue-services":
+    spec = corpora.get(gold_set.corpus)
+    if spec.slot_universe == "dialogue-services":
         return frozenset(k for k in gold_set.slots if k.partition("-")[0] in services)
-    return frozenset(gold_set.slots) | frozenset(turn.state)
+    return frozenset(gold_set.slots) | frozenset(spec.unified_slots) | frozenset(turn.state)
+
+
+def unified_states(gold_set: GoldSet) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
+    """ConvLab-3's cumulative unified state of every gold turn, ``{(dialogue, turn): state}``:
+    per service, the state of the last turn that had a frame for it (``GoldTurn.services``)."""
+    out: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
+    for dialogue in gold_set:
+        by_service: dict[str, dict[str, tuple[str, ...]]] = {}
+        for turn in dialogue.turns:
+            framed = set(turn.services)
+            for service in framed:
+                by_service[service] = {}
+            for key, variants in turn.state.items():
+                service = key.partition("-")[0]
+                by_service.setdefault(service, {})
+                if service in framed or not turn.services:
+                    by_service[service][key] = variants
+            out[(dialogue.dialogue_id, turn.turn_index)] = {
+                k: v for state in by_service.values() for k, v in state.items()}
+    return out
 
 
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     norm = Normalizer(NORMALISATION)
     services = {d.dialogue_id: d.services for d in gold_set}
+    cumulative = (unified_states(gold_set)
+                  if corpora.get(gold_set.corpus).slot_universe == "dialogue-services" else None)
     gold_states, pred_states, ids = [], [], []
     for turn, pred in scored_pairs(alignment, options):
         universe = _universe(gold_set, turn, services[turn.dialogue_id])
         gold = {}
-        for key, variants in turn.state.items():
+        state = (turn.state if cumulative is None
+                 else cumulative[(turn.dialogue_id, turn.turn_index)])
+        for key, variants in state.items():
             pieces = tuple(p for v in variants for p in norm(key, v).split("|") if p)
             if pieces:
                 gold[key] = pieces

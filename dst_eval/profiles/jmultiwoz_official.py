@@ -97,7 +97,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     if with_responses and (not options.metrics or "bleu_sentence_mean" in options.metrics):
         hyps = [p.response if p is not None and p.response is not None else "" for _, p in pairs]
         refs = [t.system_response or "" for t in turns]
-        scores["bleu_sentence_mean"] = mean_sentence_bleu(hyps, refs, tokenize=BLEU_TOKENIZER)
+        scores["bleu_sentence_mean"] = mean_sentence_bleu(hyps, [refs], tokenize=BLEU_TOKENIZER)
         signature_fields["bleu"] = f"sentence-mean-{get_tokenizer(BLEU_TOKENIZER).signature()}"
         notes.append("response_bleu: " + bleu_signature(tokenize=BLEU_TOKENIZER,
                                                         aggregate="sentence-mean"))

@@ -1,6 +1,14 @@
-"""The ``trade`` profile: TRADE's DST evaluation (ConvLab-2 ``dst/trade/crosswoz/trade.py``).
+"""The ``trade`` profile family: TRADE's DST evaluation (trade-dst ``models/TRADE.py``
+``evaluate_metrics``; for CrossWOZ its ConvLab-2 port ``dst/trade/crosswoz/trade.py``).
 
 SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per filled slot.
+
+**Gold.** Where the corpus folder has a ``trade_gold`` module (MultiWOZ 2.0/2.1,
+:mod:`dst_eval.corpora.multiwoz.trade_gold`) the gold is trade-dst's own, rebuilt from the
+same ``data.json``: its dialogue filter, its value normalisation and label fixes, and its
+literal ``none`` items (kept: no prediction can match them, as in trade-dst). Dialogues
+trade-dst leaves out are not scored (``counts["trade_left_out"]``). Elsewhere
+(CrossWOZ, MultiWOZ 2.2) the gold is the loader's.
 
 * **Joint Acc** = mean over ALL turns of 1[G_t = P_t] (empty = empty is correct);
 * **Turn Acc** = TRADE ``compute_acc`` over the corpus slot list (CrossWOZ: 26 slots),
@@ -11,11 +19,11 @@ SCORERS.md §4: states are sets of ``"domain-slot-value"`` strings, one per fill
 Values are compared exactly as given (TRADE's own pipeline segments values with jieba
 on both sides before this comparison; here the submitted values are the strings). The
 gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``), its
-first variant when a corpus gives several. A value exactly ``none`` is no value (TRADE's
-decoder drops ``st == "none"``, and its gold has none), nor is ``""`` (:class:`Unset`
-``empty+none``); every other string is a ``domain-slot-value`` item compared exactly --
-a whitespace-only value, ``None`` or ``not mentioned`` is a false positive, as it would
-be for TRADE. Missing turns: ``missing="wrong"`` scores them as empty predictions,
+first variant when a corpus gives several. A predicted value exactly ``none`` is no value
+(TRADE's decoder drops ``st == "none"``; :class:`Unset` ``none``); every other string is
+a ``domain-slot-value`` item compared exactly -- ``""`` (the decoder's empty output,
+written ``slot-``), a whitespace-only value, ``None`` or ``not mentioned`` is a false
+positive, as it is for TRADE. Missing turns: ``missing="wrong"`` scores them as empty predictions,
 ``"skip"`` leaves them out. Joint Acc and Joint F1 are computed by the metrics core on
 the string sets (``turn_table``), Turn Acc by :class:`TradeSlotAccuracy`.
 """
@@ -26,9 +34,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
-from dst_eval.gold import GoldTurn
+from dst_eval.errors import UsageError
+from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
@@ -41,8 +51,9 @@ from dst_eval.result import Result
 
 NONE_VALUE = "none"
 DONTCARE = "dontcare"
-UNSET = Unset("empty+none")
-"""TRADE's predictions leave out exactly ``none``; an empty string is no value either."""
+UNSET = Unset("none")
+"""TRADE's predictions leave out exactly ``none`` (``TRADE.evaluate``: ``if st == "none":
+continue``); an empty decoded value is kept as the item ``"slot-"``."""
 OFFICIAL_NAMES = {"joint_goal_accuracy": "Joint Acc", "trade_slot_accuracy": "Turn Acc",
                   "slot_f1_turn_macro": "Joint F1"}
 
@@ -60,14 +71,39 @@ def _gold_items(turn: GoldTurn, dontcare: str) -> set[str]:
 def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
     if pred is None or not pred.state:
         return set()
-    return state_items(dict(UNSET.items(pred.state, pred.duplicates)), dontcare=dontcare)
+    return {f"{key}-{value}" for key, value in UNSET.items(pred.state, pred.duplicates)
+            if not (dontcare == "ignore" and value == DONTCARE)}
+
+
+def _trade_gold(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
+    """The corpus's own TRADE gold builder, if its folder has one (``trade_gold``)."""
+    try:
+        module = corpora.get(gold_set.corpus).module("trade_gold")
+    except UsageError:
+        return None
+    built: dict[str, list[frozenset[str]]] | None = module.load_for(gold_set)
+    return built
+
+
+def _dontcare(items: frozenset[str], dontcare: str) -> set[str]:
+    if dontcare != "ignore":
+        return set(items)
+    return {i for i in items if i.split("-", 2)[2] != DONTCARE}
 
 
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     pairs = scored_pairs(alignment, options)
+    trade = _trade_gold(gold_set)
+    left_out = 0
+    if trade is not None:
+        left_out = len({g.dialogue_id for g, _ in pairs} - set(trade))
+        pairs = [(g, p) for g, p in pairs if g.dialogue_id in trade]
+        gold = [_dontcare(trade[g.dialogue_id][g.turn_index], options.dontcare)
+                for g, _ in pairs]
+    else:
+        gold = [_gold_items(g, options.dontcare) for g, _ in pairs]
     turns = [g for g, _ in pairs]
-    gold = [_gold_items(g, options.dontcare) for g, _ in pairs]
     pred = [_pred_items(p, options.dontcare) for _, p in pairs]
     ids = [t.dialogue_id for t in turns]
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
@@ -92,6 +128,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                 m.name: m.score(table, rows) for m in metrics} | {"turns": float(rows.sum())}
 
     notes = []
+    if trade is not None:
+        notes.append(f"trade profile: gold rebuilt as trade-dst builds it (value fixes, literal "
+                     f"'none' items); {left_out} dialogue(s) trade-dst leaves out not scored")
     if not n_slots:
         notes.append("trade_slot_accuracy: n/a (the corpus defines no slot list)")
     if options.by:
@@ -105,11 +144,13 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": Normalizer("exact").signature, "match": "exact-string-set",
+                          "gold": "trade-dst-b77fcf1" if trade is not None else "loader",
                           "slots": str(n_slots), "dontcare": options.dontcare, "agg": "turn",
                           "missing": options.missing},
         groups=groups,
         official=official,
         per_turn=per_turn,
         notes=notes,
-        counts={"turns": len(turns), "dialogues": len(set(ids)), "slots_in_list": n_slots},
+        counts={"turns": len(turns), "dialogues": len(set(ids)), "slots_in_list": n_slots,
+                "trade_left_out": left_out},
     )

@@ -119,7 +119,8 @@ def sniff(path: str | Path) -> bool:
                 head = stream.read(_SNIFF_BYTES)
     except (DstEvalError, OSError, ValueError, zipfile.BadZipFile):
         return False
-    return head.lstrip().startswith(b"{") and _LOG_LIST.search(head) is not None
+    return (head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{")
+            and _LOG_LIST.search(head) is not None)
 
 
 def load(path: str | Path, *, split: str | None = None) -> GoldSet:

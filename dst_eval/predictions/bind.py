@@ -1,0 +1,166 @@
+"""Bind adapter output to the gold: order-aligned dialogues and the gold a file carries.
+
+:func:`bind_to_gold` runs once the gold is loaded (:func:`dst_eval.api.as_predictions`):
+
+* **Order-aligned predictions** (ConvLab-3 samples without ``dialogue_id``, metadata
+  :data:`~dst_eval.predictions.adapted.ORDER_ALIGNED`): the k-th predicted dialogue is
+  the k-th dialogue of the gold split, in the gold file's order (ConvLab's unified order
+  for MultiWOZ). Each dialogue must have the gold's number of turns and, turn by turn,
+  the embedded gold must fill exactly the slots the gold fills; any difference refuses
+  the file (:class:`PredictionError`, exit 3, naming the sample's dialogue and turn).
+* **Positional dialogues** (LDST / DST-as-prompting lines of the SGD and MultiWOZ 2.2
+  layouts, metadata :data:`~dst_eval.predictions.adapted.POSITIONAL`): dialogue
+  ``dialogues_001.json#7`` is the 8th dialogue of ``dialogues_001.json`` in the gold's
+  split directory (``--gold``); a file that is not there, or a position past its end,
+  refuses the predictions (exit 3).
+* **Embedded gold** (metadata :data:`~dst_eval.predictions.adapted.EMBEDDED_GOLD`): the
+  slots the file's own gold fills are compared with the slots the gold fills, per turn,
+  restricted to the slots the file's gold ever names (TRADE's 30 slots, ...). It is
+  never scored. When more than half of the compared turns differ the predictions are
+  not aligned with this gold (wrong split, corpus or turn numbering): exit 3. Fewer
+  differences are expected (each system preprocesses its gold: TRADE's label fixes, ...)
+  and are reported in one warning (Issue ``embedded_gold_mismatch``) with the count
+  and the first place.
+
+The bound set carries none of these markers, so binding it again changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from dst_eval.errors import PredictionError
+from dst_eval.gold import GoldSet, dialogue_key
+from dst_eval.jsonio import read_json
+from dst_eval.predictions.adapted import EMBEDDED_GOLD, ORDER_ALIGNED, POSITION, POSITIONAL
+from dst_eval.predictions.model import Issue, PredictionSet
+
+MAX_MISMATCH_SHARE = 0.5
+
+
+def bind_to_gold(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
+    metadata = predictions.metadata
+    if metadata.get(ORDER_ALIGNED):
+        predictions = _by_order(predictions, gold)
+    if metadata.get(POSITIONAL):
+        predictions = _by_position(predictions, gold)
+    embedded = predictions.metadata.get(EMBEDDED_GOLD)
+    if embedded is not None:
+        if embedded:
+            _check_embedded(predictions, gold, embedded)
+        metadata = {k: v for k, v in predictions.metadata.items() if k != EMBEDDED_GOLD}
+        predictions = PredictionSet(predictions.source, predictions.format,
+                                    predictions.dialogues, predictions.issues,
+                                    MappingProxyType(metadata))  # bound: checked once
+    return predictions
+
+
+def _gold_keys(state: Mapping) -> frozenset[str]:
+    return frozenset(key for key, value in state.items() if value)
+
+
+def _by_order(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
+    file = predictions.source
+    dialogues = list(gold)
+    embedded = predictions.metadata.get(EMBEDDED_GOLD) or {}
+    renamed = {}
+    moved = {}
+    for position, (placeholder, turns) in enumerate(predictions.dialogues.items()):
+        if position >= len(dialogues):
+            raise PredictionError(f"predicted dialogue {placeholder} (the samples carry no "
+                                  f"dialogue_id) has no counterpart: the gold has only "
+                                  f"{len(dialogues)} dialogues", file=file)
+        target = dialogues[position]
+        where = f"{placeholder} = gold dialogue {target.dialogue_id} by ConvLab's sample order"
+        if len(turns) != len(target.turns):
+            raise PredictionError(f"{where}: {len(turns)} predicted turns, the gold has "
+                                  f"{len(target.turns)}; the samples are not in the gold "
+                                  "split's order (give dialogue_id)", file=file,
+                                  dialogue=placeholder)
+        for index, gold_turn in enumerate(target.turns):
+            own = embedded.get((placeholder, index))
+            if own is None:
+                raise PredictionError(f"{where}: the sample carries no gold 'state' to "
+                                      "verify the order against", file=file,
+                                      dialogue=placeholder, turn=index)
+            expected = _gold_keys(gold_turn.state)
+            if own != expected:
+                diff = sorted(own ^ expected)[:3]
+                raise PredictionError(f"{where}: the sample's gold state differs from the "
+                                      f"gold (slots {', '.join(diff)}); refusing to align by "
+                                      "order (give dialogue_id)", file=file,
+                                      dialogue=placeholder, turn=index)
+            moved[(target.dialogue_id, index)] = own
+        renamed[target.dialogue_id] = turns
+    if len(renamed) < len(dialogues):
+        predictions.issues.append(Issue(
+            "order_aligned", f"the samples cover the first {len(renamed)} of the gold's "
+            f"{len(dialogues)} dialogues (aligned by ConvLab's sample order)", file=file))
+    metadata = dict(predictions.metadata)
+    metadata.pop(ORDER_ALIGNED)
+    metadata[EMBEDDED_GOLD] = MappingProxyType(moved)
+    return PredictionSet(predictions.source, predictions.format, renamed, predictions.issues,
+                         MappingProxyType(metadata))
+
+
+def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
+    source = Path(gold.source)
+    folder = source if source.is_dir() else source.parent
+    ids: dict[str, list[str]] = {}
+    renamed: dict = {}
+    for name, turns in predictions.dialogues.items():
+        file, sep, position = name.rpartition(POSITION)
+        if not sep or not position.isdigit() or not file:
+            renamed[name] = turns
+            continue
+        if file not in ids:
+            path = folder / file
+            if not path.is_file():
+                raise PredictionError(f"the dialogue field is a position in {file!r}, which "
+                                      f"is not in the gold folder {folder}; give the split "
+                                      "directory as --gold", file=predictions.source,
+                                      dialogue=name)
+            document = read_json(path, error=PredictionError)
+            if not isinstance(document, list):
+                raise PredictionError(f"{path} is not a list of dialogues, so positions in it "
+                                      "name nothing", file=predictions.source, dialogue=name)
+            ids[file] = [str(d.get("dialogue_id")) if isinstance(d, dict) else "" for d in document]
+        if int(position) >= len(ids[file]):
+            raise PredictionError(f"position {position} is past the {len(ids[file])} "
+                                  f"dialogues of {file}", file=predictions.source, dialogue=name)
+        renamed[ids[file][int(position)]] = turns
+    metadata = dict(predictions.metadata)
+    metadata.pop(POSITIONAL)
+    return PredictionSet(predictions.source, predictions.format, renamed, predictions.issues,
+                         MappingProxyType(metadata))
+
+
+def _check_embedded(predictions: PredictionSet, gold: GoldSet,
+                    embedded: Mapping[tuple[str, int], frozenset[str]]) -> None:
+    vocabulary = frozenset().union(*embedded.values())
+    by_key = {dialogue_key(d.dialogue_id): d for d in gold}
+    compared = differing = 0
+    first = None
+    for (dialogue, index), own in embedded.items():
+        target = by_key.get(dialogue_key(dialogue))
+        if target is None or index >= len(target.turns):
+            continue
+        expected = _gold_keys(target.turns[index].state) & vocabulary
+        compared += 1
+        if own != expected:
+            differing += 1
+            if first is None:
+                first = (dialogue, index, sorted(own ^ expected)[:3])
+    if not differing:
+        return
+    dialogue, index, slots = first
+    text = (f"the gold the file carries fills other slots than the gold on {differing:,} of "
+            f"{compared:,} turns (first: dialogue {dialogue}, turn {index}, slots "
+            f"{', '.join(slots)}); it is never scored")
+    if differing > MAX_MISMATCH_SHARE * compared:
+        raise PredictionError(f"{text}, but so many differences mean the predictions are not "
+                              "aligned with this gold (wrong split, corpus or turn "
+                              "numbering?)", file=predictions.source)
+    predictions.issues.append(Issue("embedded_gold_mismatch", text, file=predictions.source))

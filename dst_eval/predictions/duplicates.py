@@ -1,0 +1,87 @@
+"""Duplicate object keys in SGD-style prediction files (a JSON parser keeps the last one).
+
+The typed decoder of :mod:`~dst_eval.predictions.sgd_frames` skips every field it does
+not read, so the generic count of :func:`dst_eval.jsonio.may_have_duplicate_keys` is not
+available. The cheap check here counts in the raw bytes the ``slot_values`` objects and
+the quotes inside them (two per key and per value), and the ``active_intent`` and
+``requested_slots`` keys, and compares them with what was decoded: a key written more
+often than decoded may have been merged (a repeated ``dialogue_id``, ``turns``,
+``frames`` or ``state`` key drops ``slot_values`` objects, so it is caught too; a
+``slot_values`` field name spelled with ``\\uXXXX`` escapes is not counted, a slot name
+inside it is). Only then, or for a ``{dialogue_id: dialogue}`` document (its top-level
+keys are ids), is the file parsed again to locate every duplicate exactly
+(:func:`dst_eval.jsonio.find_duplicate_keys`). Each one is counted as Issue
+``duplicate_key`` (an error under ``--strict``) at its dialogue and user turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dst_eval.jsonio import find_duplicate_keys
+
+_NAMES = (b'"active_intent"', b'"requested_slots"')
+
+
+def _raw_slot_values(data: bytes) -> tuple[int, int]:
+    """``(slot_values objects, quotes inside them)`` written in ``data``: every key and
+    every string value brings two quotes, whatever the whitespace (escaped quotes are not
+    counted; ``\\\\"`` or a ``}`` inside a value miscounts, which only sends the file to
+    the exact check)."""
+    chunks = data.split(b'"slot_values"')
+    quotes = 0
+    for chunk in chunks[1:]:
+        end = chunk.find(b"}")
+        quotes += chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
+    return len(chunks) - 1, quotes
+
+
+def _decoded_counts(dialogues: list) -> tuple[int, int, int, int]:
+    """``(slot_values objects, keys and values in them, active intents, requested-slot
+    lists)``."""
+    objects = slots = intents = requested = 0
+    for dialogue in dialogues:
+        for turn in dialogue.turns or ():
+            for frame in turn.frames or ():
+                state = frame.state
+                if state is None:
+                    continue
+                if state.active_intent is not None:
+                    intents += 1
+                if state.requested_slots is not None:
+                    requested += 1
+                values = state.slot_values
+                if values is not None:
+                    objects += 1
+                    slots += len(values) + sum(map(len, values.values()))
+    return objects, slots, intents, requested
+
+
+def may_repeat_keys(data: bytes, document: Any) -> bool:
+    """False only when no key the reader uses can have been given twice."""
+    if isinstance(document, dict):
+        return True  # its top-level keys are dialogue ids: check them exactly
+    objects, slots, intents, requested = _decoded_counts(document)
+    if _raw_slot_values(data) != (objects, 2 * slots):
+        return True
+    return data.count(_NAMES[0]) > intents or data.count(_NAMES[1]) > requested
+
+
+def report_duplicate_keys(data: bytes, document: Any,
+                          add: Callable[[str, str | None, int | None, str], None]) -> None:
+    """Call ``add("duplicate_key", dialogue, user turn, detail)`` for each duplicate key."""
+    for path, key, count in find_duplicate_keys(data):
+        dialogue = turn = None
+        if path and isinstance(document, dict):
+            dialogue, record = str(path[0]), document.get(str(path[0]))
+        elif path and type(path[0]) is int and path[0] < len(document):
+            record = document[path[0]]
+            dialogue = record.dialogue_id if isinstance(record.dialogue_id, str) else None
+        else:
+            record = None
+        if (record is not None and len(path) > 2 and path[1] == "turns"
+                and type(path[2]) is int and record.turns is not None):
+            turn = sum(1 for t in record.turns[:path[2]] if t.speaker == "USER")
+        where = ".".join(map(str, path)) or "the top-level object"
+        add("duplicate_key", dialogue, turn, f"key {key!r} given {count} times in {where}")

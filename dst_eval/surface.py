@@ -1,0 +1,152 @@
+"""The surface-form diagnostic: wrong values that a broader normalisation would accept.
+
+After every run with states, each predicted value that the run's profile counts as
+wrong (the slot is in both gold and prediction, the value is no gold variant under the
+profile's comparison) is tested against broader comparisons, narrowest first; the first
+that accepts it names its class:
+
+=====================  ===================================================  ====================
+class                  the value equals a gold variant after                accepted by
+=====================  ===================================================  ====================
+``case/whitespace``    strip, collapse whitespace, lower-case (``basic``)   ``--norm basic``
+``inner whitespace``   lower-case, every whitespace removed                 ``--norm basic+despace``
+``spelling/time``      MultiWOZ only: mwzeval's value tables (names,        ``--profile mwzeval``
+                       types such as ``guest house``, food, ``free``
+                       parking, time formats ``7:00``/``7 pm``)
+``time format``        both parse as the same clock time (``7:00`` =        no dst-eval profile
+                       ``07:00`` = ``7 am``; ``7 pm`` = ``19:00``)
+``punctuation``        lower-case, every non-alphanumeric character         no dst-eval profile
+                       removed
+=====================  ===================================================  ====================
+
+What the profile itself accepts is not counted: ``strict`` accepts the classes its
+``--norm`` rules cover (``basic``: case/whitespace), ``convlab`` case and whitespace,
+``mwzeval`` its tables (case-sensitive, as mwzeval); ``trade``, ``official`` and
+``sgd-official`` compare the strings as written (their anchors do). Predicted values the
+strict profile reads as unset (``""``, ``none``, ...) are not values. The counts go into
+one warning line; **no score changes**: it only says which profile or ``--norm`` would
+score those values as right.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from dst_eval.alignment import Alignment
+from dst_eval.predictions.model import Issue
+
+KIND = "surface-forms"
+CLASSES = ("case/whitespace", "inner whitespace", "spelling/time", "time format", "punctuation")
+ACCEPTED_BY = {"case/whitespace": "--norm basic", "inner whitespace": "--norm basic+despace",
+               "spelling/time": "--profile mwzeval", "time format": "no dst-eval profile",
+               "punctuation": "no dst-eval profile"}
+PROFILE_ACCEPTS = {"convlab": ("case/whitespace", "inner whitespace"),
+                   "mwzeval": ("spelling/time",)}
+"""Classes a compatibility profile already scores as right (``strict``: from its rules)."""
+
+_SPACE = re.compile(r"\s+")
+_NON_ALNUM = re.compile(r"[\W_]+")
+_TIME = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?$")
+
+
+def _basic(value: str) -> str:
+    return _SPACE.sub(" ", value.strip()).lower()
+
+
+def _despace(value: str) -> str:
+    return _SPACE.sub("", value).lower()
+
+
+def _punct(value: str) -> str:
+    return _NON_ALNUM.sub("", value).lower()
+
+
+def clock(value: str) -> str | None:
+    """``HH:MM`` of a clock-time spelling (``7:00``, ``07.00``, ``7 pm``, ``7.30am``), else None."""
+    match = _TIME.match(value.strip().lower())
+    if not match or (match.group(2) is None and match.group(3) is None):
+        return None
+    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half.startswith("p") else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _mwzeval(key: str, value: str) -> str:
+    from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_slot_name, normalize_value
+
+    return normalize_value(normalize_slot_name(key.partition("-")[2]), value)
+
+
+def _tests(family: str) -> list[tuple[str, Callable[[str, str], str | None]]]:
+    tests: list[tuple[str, Callable[[str, str], str | None]]] = [
+        ("case/whitespace", lambda _k, v: _basic(v)),
+        ("inner whitespace", lambda _k, v: _despace(v)),
+    ]
+    if family == "multiwoz":
+        tests.append(("spelling/time", _mwzeval))
+    tests += [("time format", lambda _k, v: clock(v)), ("punctuation", lambda _k, v: _punct(v))]
+    return tests
+
+
+def accepted_classes(profile: str, norm_rules: Iterable[str]) -> frozenset[str]:
+    """The classes the run's profile already scores as right."""
+    if profile != "strict":
+        return frozenset(PROFILE_ACCEPTS.get(profile, ()))
+    rules = set(norm_rules)
+    accepted = set()
+    if {"strip", "lower"} <= rules or {"lower", "despace"} <= rules:
+        accepted.add("case/whitespace")
+    if {"lower", "despace"} <= rules:
+        accepted.add("inner whitespace")
+    return frozenset(accepted)
+
+
+def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
+          is_unset: Callable[[str], bool]) -> Counter:
+    """Per class, the predicted values that are wrong under the profile (no accepted
+    class and no exact match) but equal a gold variant under that class's comparison."""
+    tests = _tests(family)
+    memo: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
+
+    def classify(key: str, value: str, variants: tuple[str, ...]) -> str | None:
+        matched = [name for name, normal in tests
+                   if (mine := normal(key, value)) is not None
+                   and any(normal(key, g) == mine for g in variants)]
+        if not matched or any(name in accepted for name in matched):
+            return None  # no broader match, or right under the profile already
+        return matched[0]
+
+    counts: Counter = Counter()
+    for gold_turn, pred in alignment.pairs:
+        if pred is None or not pred.state:
+            continue
+        gold_state = gold_turn.state
+        for key, value in pred.state.items():
+            variants = gold_state.get(key)
+            if variants is None or not isinstance(value, str) or value in variants:
+                continue
+            memo_key = (key, value, tuple(variants))
+            if memo_key not in memo:
+                memo[memo_key] = None if is_unset(value) else classify(key, value, variants)
+            found = memo[memo_key]
+            if found is not None:
+                counts[found] += 1
+    return counts
+
+
+def warning(counts: Counter, profile: str) -> Issue | None:
+    """One warning line, or None when nothing would match."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    parts = [f"{counts[c]} {c} ({ACCEPTED_BY[c]})" for c in CLASSES if counts[c]]
+    return Issue(KIND, f"{total} value(s) the {profile} profile scores as wrong would match "
+                       f"the gold after a broader normalisation: {', '.join(parts)}; the "
+                       "scores are unchanged")

@@ -1,0 +1,294 @@
+"""The command line as sacrebleu users expect it (issue 12) and its displays (issue 9 §6):
+sacrebleu's reporting flags with sacrebleu's meanings, no file unless asked, output that
+survives a pipe, stated units and integer counts, one per-turn frame schema, a progress
+display only on a terminal.
+
+sacrebleu's documented meanings (``sacrebleu --help``, 2.x): ``-b/--score-only`` "Print
+only the computed score" (several metrics: one number per line, a JSON list with ``-f
+json``); ``-w/--width`` "Floating point width"; ``-f/--format`` the output format; ``-m``
+the metrics; ``-q/--quiet`` "Suppress verbose messages"; input from standard input; the
+signature ends ``version:X.Y.Z``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from dst_eval import evaluate
+from dst_eval.cli.app import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MWZ22 = ROOT / "gold_samples" / "multiwoz22"
+SGD = ROOT / "gold_samples" / "sgd"
+JMWZ = ROOT / "gold_samples" / "jmultiwoz"
+BOX = set("│┃┏┓┗┛━─┡┩╇┳┻╋…")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sample(*extra: str) -> list[str]:
+    return [str(MWZ22 / "predictions.json"), "--gold", str(MWZ22), *extra]
+
+
+# ---- sacrebleu's flags -------------------------------------------------------------------
+def test_score_only_width_and_metrics(capsys):
+    jga, f1 = 9 / 13, 62 / 65  # gold_samples/multiwoz22/README.md
+    assert run(capsys, *sample("-m", "joint_goal_accuracy", "-b")) == (
+        0, f"{100 * jga:.2f}\n", "")
+    assert run(capsys, *sample("-m", "joint_goal_accuracy", "slot_f1", "-b", "-w", "4")) == (
+        0, f"{100 * jga:.4f}\n{100 * f1:.4f}\n", "")
+    assert run(capsys, *sample("--metrics", "joint_goal_accuracy,slot_f1", "--score-only",
+                               "--width", "0"))[1] == f"{100 * jga:.0f}\n{100 * f1:.0f}\n"
+    code, out, _ = run(capsys, *sample("-m", "joint_goal_accuracy", "slot_f1", "-b", "-f",
+                                       "json"))
+    assert code == 0 and json.loads(out) == [round(100 * jga, 2), round(100 * f1, 2)]
+    code, out, _ = run(capsys, *sample("-b"))  # every metric, in the table's order
+    result = evaluate(MWZ22 / "predictions.json", gold=MWZ22)
+    assert out.splitlines() == [f"{100 * v:.2f}" for v in result.scores.values()]
+
+
+@pytest.mark.parametrize("argv", [["-m", "nonsense"], ["-w", "-1"], ["-w", "x"],
+                                  ["-b", "-f", "csv"]])
+def test_bad_reporting_options_are_usage_errors(capsys, argv):
+    code, out, err = run(capsys, *sample(*argv))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "usage error" in err
+
+
+def test_metrics_limit_response_metrics_too(capsys):
+    full = evaluate(JMWZ / "predictions.json", gold=JMWZ)
+    assert "bleu_corpus" in full.scores and "joint_goal_accuracy" in full.scores
+    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "-m",
+                       "joint_goal_accuracy", "-f", "json")
+    assert code == 0 and list(json.loads(out)["scores"]) == ["joint_goal_accuracy"]
+    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "-m", "bleu_corpus",
+                       "-f", "json")
+    assert json.loads(out)["scores"] == {
+        "bleu_corpus": pytest.approx(full.scores["bleu_corpus"], abs=1e-12)}
+
+
+def test_compare_honours_metrics(capsys, tmp_path):
+    other = tmp_path / "other.json"
+    data = json.loads((MWZ22 / "predictions.json").read_text())
+    for turns in data.values():
+        turns[0]["state"] = {}
+    other.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "compare", MWZ22 / "predictions.json", other, "--gold", MWZ22,
+                       "--n", "50", "-m", "joint_goal_accuracy", "slot_f1", "-f", "json")
+    assert code == 0 and json.loads(out)["metrics"] == ["joint_goal_accuracy", "slot_f1"]
+    assert run(capsys, "compare", MWZ22 / "predictions.json", other, "--gold", MWZ22,
+               "-m", "nope")[0] == 2
+
+
+def test_predictions_from_standard_input(capsys, monkeypatch):
+    from_file = run(capsys, *sample("-f", "json"))[1]
+    data = (MWZ22 / "predictions.json").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = run(capsys, "-", "--gold", MWZ22, "-f", "json")
+    assert code == 0
+    piped, direct = json.loads(out), json.loads(from_file)
+    assert piped["scores"] == direct["scores"] and piped["predictions"] == "<stdin>"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    code, _, err = run(capsys, "-", "--gold", MWZ22)
+    assert code == 3 and "<stdin>" in err
+
+
+def test_version_and_signature_follow_sacrebleu(capsys):
+    installed = version("dst-eval")
+    assert run(capsys, "--version") == (0, f"dst-eval {installed}\n", "")
+    assert run(capsys, "-V")[1] == f"dst-eval {installed}\n"
+    signature = json.loads(run(capsys, *sample("-f", "json"))[1])["signature"]
+    assert signature.endswith(f"|version:{installed}") and "|v:" not in signature
+
+
+def test_no_file_unless_asked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for fmt in ("table", "text", "json", "markdown", "csv"):
+        assert run(capsys, *sample("-f", fmt))[0] == 0
+    assert list(tmp_path.iterdir()) == []
+    code, out, err = run(capsys, *sample("-o", "out.txt", "--report", "report.json"))
+    assert code == 0 and out == "" and "report.json" in err
+    assert "signature: dst-eval|" in (tmp_path / "out.txt").read_text()
+    assert json.loads((tmp_path / "report.json").read_text())["scores"]
+    code, _, err = run(capsys, *sample("-q", "--report", "again.json"))
+    assert code == 0 and err == "" and (tmp_path / "again.json").is_file()
+
+
+# ---- output to a pipe ----------------------------------------------------------------------
+@pytest.mark.parametrize("columns", ["40", "250"])
+def test_piped_output_is_plain_and_uncut(columns, tmp_path):
+    """A real pipe (subprocess), SGD sample under sgd-official with service breakdowns: no
+    box characters, every name in full, the signature on one line, in every format."""
+    env = {**os.environ, "COLUMNS": columns, "TERM": "xterm-256color"}
+    env.pop("FORCE_COLOR", None)
+    env.pop("TTY_COMPATIBLE", None)
+    base = [sys.executable, "-m", "dst_eval", str(SGD / "predictions.json"), "--gold",
+            str(SGD), "--profile", "sgd-official", "--by", "service"]
+    result = evaluate(SGD / "predictions.json", gold=SGD, profile="sgd-official",
+                      by=("service",))
+    signature = result.signature.format()
+    for fmt in ("table", "text", "json", "markdown", "csv"):
+        done = subprocess.run([*base, "-f", fmt], capture_output=True, text=True, env=env,
+                              cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        out = done.stdout
+        assert any(signature in line for line in out.splitlines()), fmt
+        if fmt in ("table", "text"):
+            assert not BOX & set(out), fmt
+            assert f"signature: {signature}" in out.splitlines()
+            for name in result.scores:
+                assert re.search(rf"^{re.escape(name)}\s+\d+\.\d\d\s+%$", out, re.M), name
+            for group in result.groups:
+                assert re.search(rf"^{re.escape(group)}\s", out, re.M), group
+            for issue in result.issues:
+                assert f"{issue.severity}: {issue}" in out.splitlines()
+        assert done.stderr == ""  # no progress display, no spinner on a pipe
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- units and counts ------------------------------------------------------------------------
+def test_units_are_stated_and_counts_are_integers(capsys, tmp_path):
+    """mwzeval's per-domain tp/fp/fn: integers in JSON, CSV, text and HTML (issue 9 §6:
+    they were shown ×100), equal to the per-turn frame's sums."""
+    argv = sample("--profile", "mwzeval", "--by", "domain")
+    data = json.loads(run(capsys, *argv, "-f", "json")[1])
+    assert data["units"]["tp"] == "count" and data["units"]["joint_goal_accuracy"] == "fraction"
+    hotel = data["groups"]["domain:hotel"]
+    assert all(type(hotel[k]) is int for k in ("tp", "fp", "fn"))
+    assert (hotel["tp"], hotel["fp"], hotel["fn"]) == (23, 0, 1)
+    totals = {k: sum(g[k] for g in data["groups"].values()) for k in ("tp", "fp", "fn")}
+    assert totals == {"tp": 57, "fp": 8, "fn": 5}  # gold_samples/multiwoz22/README.md
+    assert all(type(v) is int for v in data["counts"].values())
+
+    rows = list(csv.DictReader(io.StringIO(run(capsys, *argv, "-f", "csv")[1])))
+    tp = [r for r in rows if r["group"] == "domain:hotel" and r["metric"] == "tp"][0]
+    assert (tp["value"], tp["unit"]) == ("23", "count")
+    jga = [r for r in rows if r["group"] == "all" and r["metric"] == "joint_goal_accuracy"][0]
+    assert jga["unit"] == "fraction" and float(jga["value"]) == pytest.approx(6 / 13)
+
+    text = run(capsys, *argv, "-f", "text")[1]
+    assert "% = fraction × 100" in text.splitlines()[0]
+    hotel_line = next(line for line in text.splitlines() if line.startswith("domain:hotel"))
+    assert hotel_line.split()[-3:] == ["23", "0", "1"]
+    assert re.search(r"tp \(count\)\s+fp \(count\)\s+fn \(count\)$", text, re.M)
+    assert re.search(r"^joint_goal_accuracy\s+46\.15\s+%$", text, re.M)
+    markdown = run(capsys, *argv, "-f", "markdown")[1]
+    assert "| joint_goal_accuracy | 46.15 | % |" in markdown and "| tp (count) |" in markdown
+
+    page = tmp_path / "r.html"
+    assert run(capsys, "report", *argv[:3], "--profile", "mwzeval", "--html", page, "-q")[0] == 0
+    html_text = re.sub(r"<[^>]+>", " ", page.read_text())
+    assert re.search(r"hotel\s+100\.00\s+95\.83\s+97\.87\s+23\s+0\s+1\s", html_text)
+    assert "2300" not in html_text and "23.00" not in html_text
+
+
+def test_html_renders_nested_counts_as_a_table(capsys, tmp_path):
+    page = tmp_path / "r.html"
+    assert run(capsys, "report", JMWZ / "predictions.json", "--gold", JMWZ, "--html", page,
+               "-q")[0] == 0
+    text = page.read_text()
+    assert "{&#x27;" not in text and "{'" not in text  # no raw Python dict
+    cells = re.findall(r"<td>(responses|scored_turns|dialogues)</td><td[^>]*>([^<]*)<", text)
+    assert ("scored_turns", "12") in cells and ("dialogues", "3") in cells
+
+
+# ---- the per-turn frame ------------------------------------------------------------------------
+PROFILES = ("strict", "sgd-official", "mwzeval", "convlab")
+
+
+def test_to_pandas_has_one_schema_under_every_profile():
+    frames = {p: evaluate(MWZ22 / "predictions.json", gold=MWZ22, profile=p).to_pandas()
+              for p in PROFILES}
+    schema = {p: [(c, str(t)) for c, t in f.dtypes.items()] for p, f in frames.items()}
+    assert all(s == schema["strict"] for s in schema.values()), schema
+    names = [c for c, _ in schema["strict"]]
+    assert names[:5] == ["dialogue_id", "turn_index", "depth", "domains", "predicted"]
+    assert {"response", "reference_response"} <= set(names)  # the sample carries responses
+    ints = [c for c, t in schema["strict"] if t == "Int64"]
+    assert {"turn_index", "depth", "joint_goal_correct", "gold_slots", "slots_correct",
+            "slots_missing", "slot_false_positives", "frames"} <= set(ints)
+    for frame in frames.values():
+        assert len(frame) == 13 and frame["predicted"].all()
+        assert frame["depth"].tolist() == frame["turn_index"].clip(upper=10).tolist()
+    # the same column means the same thing: numerators of each profile's own JGA
+    assert int(frames["strict"]["joint_goal_correct"].sum()) == 9
+    assert int(frames["convlab"]["joint_goal_correct"].sum()) == 9
+    assert int(frames["mwzeval"]["joint_goal_correct"].sum()) == 6
+    strict = frames["strict"]
+    assert [int(strict[c].sum()) for c in ("slots_correct", "slots_wrong_value",
+                                           "slots_missing", "slots_extra")] == [62, 2, 1, 1]
+    assert int(strict["slot_false_positives"].sum()) == 3
+    assert int(strict["gold_slots"].sum()) == 65
+    mwz = frames["mwzeval"]
+    assert [int(mwz[c].sum()) for c in ("slots_correct", "slot_false_positives",
+                                        "slot_false_negatives")] == [57, 8, 5]
+    assert mwz["slots_wrong_value"].isna().all() and strict["frames"].isna().all()
+    assert frames["sgd-official"]["slots_correct"].isna().all()
+    assert frames["sgd-official"]["frames"].notna().all()
+    row = strict[(strict["dialogue_id"] == "DEMO0004.json") & (strict["turn_index"] == 1)]
+    assert row["slots_extra"].tolist() == [1] and row["domains"].tolist() == ["attraction"]
+
+
+def test_to_pandas_groupby_from_the_readme():
+    frame = evaluate(MWZ22 / "predictions.json", gold=MWZ22).to_pandas()
+    by_depth = frame.groupby("depth")["joint_goal_correct"].mean()
+    assert by_depth.to_dict() == {0: 3 / 4, 1: 2 / 4, 2: 2 / 3, 3: 2 / 2}
+    per_domain = (frame.assign(domain=frame["domains"].str.split(",")).explode("domain")
+                  .groupby("domain")[["slots_missing", "slots_wrong_value", "slots_extra"]]
+                  .sum())
+    assert per_domain.loc["train"].tolist() == [0, 2, 0]
+    assert per_domain.loc["hotel"].tolist() == [1, 0, 0]
+
+
+# ---- progress ------------------------------------------------------------------------------
+def test_progress_display_on_a_terminal_only():
+    from rich.console import Console
+
+    from dst_eval.progress import ProgressDisplay
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=100)
+    with ProgressDisplay(console=console, delay=0) as progress:
+        progress.update("reading predictions", 1, 3)
+        for _ in range(2000):  # wait for the display thread, however slow the machine
+            if progress.shown:
+                break
+            threading_sleep()
+        progress.update("scoring", 2, 3)
+        progress._progress.refresh()
+    assert progress.shown
+    shown = screen.getvalue()
+    assert "scoring" in shown and "2/3" in shown and re.search(r"0:00:\d\d", shown)
+
+    for quiet, terminal in ((True, True), (False, False)):
+        screen = io.StringIO()
+        console = Console(file=screen, force_terminal=terminal, width=100)
+        with ProgressDisplay(console=console, delay=0, quiet=quiet) as progress:
+            progress.update("scoring", 1, 2)
+        assert not progress.shown and screen.getvalue() == ""
+
+
+def threading_sleep() -> None:
+    import threading
+
+    threading.Event().wait(0.005)
+
+
+def test_metrics_limit_breakdown_columns_but_keep_counts(capsys):
+    code, out, _ = run(capsys, *sample("--profile", "mwzeval", "--by", "domain", "-m",
+                                       "slot_f1", "-f", "json"))
+    groups = json.loads(out)["groups"]
+    assert code == 0 and all(list(g) == ["slot_f1", "tp", "fp", "fn"] for g in groups.values())

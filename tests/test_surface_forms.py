@@ -1,0 +1,108 @@
+"""The surface-form diagnostic on MultiWOZ 2.1 test: counts by construction, scores unchanged.
+
+The gold is fed back with four planted surface changes, each counted while planting:
+``guesthouse`` -> ``guest house`` (inner whitespace), ``07:15`` -> ``7:15`` (mwzeval's
+time table), an upper-case price range (case), ``chinese`` -> ``chinese.`` (punctuation).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from dst_eval import evaluate
+from dst_eval.corpora import load_gold
+from dst_eval.surface import clock
+
+TEST_ZIP = "corpora/multiwoz21/test.json.zip"
+
+
+@pytest.fixture(scope="module")
+def planted(shared_dir):
+    gold = load_gold(shared_dir / TEST_ZIP, corpus="multiwoz21")
+    planted: Counter = Counter()
+    bad_turns = 0
+    preds = {}
+    for dialogue in gold.dialogues:
+        turns = []
+        for turn in dialogue.turns:
+            state, bad = {}, False
+            for key, variants in turn.state.items():
+                value = variants[0]
+                if key == "hotel-type" and value == "guesthouse":
+                    value, kind = "guest house", "inner whitespace"
+                elif key.endswith("leaveat") and len(value) == 5 and value.startswith("0"):
+                    value, kind = value[1:], "spelling/time"
+                elif key.endswith("pricerange") and value.islower():
+                    value, kind = value.upper(), "case/whitespace"
+                elif key == "restaurant-food" and value.isalpha():
+                    value, kind = value + ".", "punctuation"
+                else:
+                    kind = None
+                if kind:
+                    planted[kind] += 1
+                    bad = bad or kind != "case/whitespace"
+                state[key] = value
+            bad_turns += bad
+            turns.append({"state": state})
+        preds[dialogue.dialogue_id] = turns
+    assert all(planted[k] > 50 for k in ("inner whitespace", "spelling/time",
+                                         "case/whitespace", "punctuation")), planted
+    return gold, preds, planted, bad_turns
+
+
+def _warnings(result):
+    return [i for i in result.issues if i.kind == "surface-forms"]
+
+
+def test_strict_counts_each_class_and_keeps_the_score(planted):
+    gold, preds, counts, bad_turns = planted
+    result = evaluate(preds, gold=gold)
+    n = result.counts["turns"]
+    assert result.scores["joint_goal_accuracy"] == pytest.approx(1 - bad_turns / n, abs=1e-12)
+    (warning,) = _warnings(result)
+    text = str(warning)
+    assert "\n" not in text and "scores are unchanged" in text
+    total = counts["inner whitespace"] + counts["spelling/time"] + counts["punctuation"]
+    assert text.startswith(f"{total} value(s) the strict profile scores as wrong")
+    assert f"{counts['inner whitespace']} inner whitespace (--norm basic+despace)" in text
+    assert f"{counts['spelling/time']} spelling/time (--profile mwzeval)" in text
+    assert f"{counts['punctuation']} punctuation (no dst-eval profile)" in text
+    assert "case/whitespace" not in text  # the strict profile's basic policy accepts these
+
+
+def test_exact_norm_names_basic_and_mwzeval_accepts_its_tables(planted):
+    gold, preds, counts, _ = planted
+    exact = str(_warnings(evaluate(preds, gold=gold, norm="exact"))[0])
+    assert f"{counts['case/whitespace']} case/whitespace (--norm basic)" in exact
+    mwzeval = evaluate(preds, gold=gold, profile="mwzeval")
+    text = str(_warnings(mwzeval)[0])
+    assert "spelling/time" not in text and "inner whitespace" not in text
+    assert f"{counts['case/whitespace']} case/whitespace" in text  # mwzeval is case-sensitive
+
+
+def test_an_oracle_has_no_warning_and_the_cli_prints_one_line(planted, shared_dir, tmp_path):
+    gold, preds, _, _ = planted
+    oracle = {d.dialogue_id: [{"state": {k: v[0] for k, v in t.state.items()}}
+                              for t in d.turns] for d in gold.dialogues}
+    assert not _warnings(evaluate(oracle, gold=gold))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(preds), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "dst_eval", str(path), "--gold",
+                          str(shared_dir / TEST_ZIP), "--no-report"],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    lines = [ln for ln in (run.stdout + run.stderr).splitlines() if "broader normalisation" in ln]
+    assert len(lines) == 1 and lines[0].startswith("warning:")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("7:00", "07:00"), ("07.00", "07:00"), ("7 pm", "19:00"), ("12 am", "00:00"),
+    ("7.30a.m.", "07:30"), ("19:45", "19:45"), ("7", None), ("25:00", None), ("13 pm", None),
+    ("north", None)])
+def test_clock_times(text, expected):
+    assert clock(text) == expected

@@ -20,7 +20,7 @@ import orjson
 
 from dst_eval.leaderboard.board import Leaderboard, _finite
 from dst_eval.leaderboard.submissions import visible
-from dst_eval.report import format_value
+from dst_eval.report import SCALE_NOTE, format_value, shown_unit
 
 LEVEL = 0.95
 
@@ -116,16 +116,16 @@ def legend(data: Mapping[str, Any]) -> list[str]:
         f"rank interval: {level} interval of the rank; both from {stats['resamples']} "
         f"bootstrap resamples of whole dialogues (seed {stats['seed']}).",
         f"† not significantly different from rank 1 on `{metric}` (paired bootstrap over "
-        f"dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. Fractions are "
-        "shown as percentages. Coverage: share of gold turns predicted.",
+        f"dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. Each score "
+        f"column names its unit ({SCALE_NOTE}). Coverage (%): share of gold turns predicted.",
     ]
 
 
 def markdown_table(data: Mapping[str, Any]) -> list[str]:
     """The leaderboard table as Markdown lines (header, alignment row, one row per system)."""
     metrics = data["columns"]
-    header = ["Rank", "Rank interval", "System", "Authors", "Links", "Size", "Coverage",
-              *(f"`{m}`" for m in metrics), "p vs #1"]
+    header = ["Rank", "Rank interval", "System", "Authors", "Links", "Size", "Coverage (%)",
+              *(f"`{m}` ({shown_unit(m)})" for m in metrics), "p vs #1"]
     lines = ["| " + " | ".join(header) + " |",
              "|---:|:---:|---|---|---|---:|---:|" + "---:|" * len(metrics) + "---:|"]
     for row in data["rows"]:

@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-
-def _version() -> str:
-    """The installed distribution's version (``pyproject.toml``), read from its metadata."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("dst-eval")
-    except PackageNotFoundError:  # imported from a source tree that was never installed
-        return "0+unknown"
-
-
-__version__ = _version()
+from dst_eval._version import __version__
 
 __all__ = ["EvalOptions", "Result", "__version__", "evaluate", "load_gold", "read_predictions"]
 

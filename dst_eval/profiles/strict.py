@@ -74,6 +74,20 @@ def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tup
     return state
 
 
+def gold_states(turns: list[GoldTurn], norm: Normalizer, dontcare: str
+                ) -> list[dict[str, tuple[str, ...]]]:
+    """:func:`gold_state` of each turn; turns that share one state object (a loader reuses it
+    while the state does not change) share one result."""
+    memo: dict[int, dict[str, tuple[str, ...]]] = {}  # id(state) -> normalised; turns alive
+    out = []
+    for turn in turns:
+        state = memo.get(id(turn.state))
+        if state is None:
+            state = memo[id(turn.state)] = gold_state(turn, norm, dontcare)
+        out.append(state)
+    return out
+
+
 def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str,
                unset: Unset) -> dict[str, str]:
     """The set slots of a predicted turn (``unset`` values left out), normalised."""
@@ -175,7 +189,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     norm = normalizer_for(corpus, options)
     pairs = scored_pairs(alignment, options)
     turns = [g for g, _ in pairs]
-    gold = [gold_state(g, norm, options.dontcare) for g, _ in pairs]
+    gold = gold_states(turns, norm, options.dontcare)
     unset = unset_for(corpus)
     pred = [pred_state(p, norm, options.dontcare, unset) for _, p in pairs]
     preds = [p for _, p in pairs]

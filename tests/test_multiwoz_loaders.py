@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import zipfile
 from pathlib import Path
 from types import MappingProxyType
@@ -449,9 +450,10 @@ def test_oracle_round_trip(tmp_path: Path, gold_samples: Path, mwz21_test: GoldS
 def test_gold_sample_mwz21(gold_samples: Path) -> None:
     path = gold_samples / "multiwoz21" / "data.json"
     assert detect_corpus(path) == "multiwoz21"
-    gold = load_gold(path)
-    assert [d.dialogue_id for d in gold] == ["SMPL001.json", "SMPL002.json"]
-    smpl1, smpl2 = gold.dialogues
+    with pytest.raises(UsageError, match=r"holds several splits \(dev, test, by its list"):
+        load_gold(path)  # test + val by testListFile/valListFile: which one is meant?
+    (smpl1,) = load_gold(path, split="test").dialogues
+    (smpl2,) = load_gold(path, split="dev").dialogues
     assert smpl1.services == ("hotel", "train")
     # "do n't care" -> dontcare; "not mentioned" and "none" dropped
     assert dict(smpl1.turns[0].state) == {
@@ -473,8 +475,7 @@ def test_gold_sample_mwz21(gold_samples: Path) -> None:
     assert smpl2.turns[1].state["restaurant-pricerange"] == ("dontcare",)  # "don't care"
     assert smpl2.turns[1].state["restaurant-booktime"] == ("12:15",)
     assert smpl2.turns[1].services == ("restaurant",)
-    assert [d.dialogue_id for d in load_gold(path, split="test")] == ["SMPL001.json"]
-    assert [d.dialogue_id for d in load_gold(path, split="dev")] == ["SMPL002.json"]
+    assert [smpl1.dialogue_id, smpl2.dialogue_id] == ["SMPL001.json", "SMPL002.json"]
     with pytest.raises(GoldDataError, match="no dialogues|holds no train split"):
         load_gold(path, split="train")
 
@@ -676,7 +677,8 @@ def test_bad_mwz21_files(tmp_path: Path, gold_samples: Path) -> None:
     (tmp_path / "testListFile").write_text("SMPL001.json\nMUL9999.json\n", encoding="utf-8")
     with pytest.raises(GoldDataError, match=r"1 of the 2 dialogues listed in .*testListFile"):
         multiwoz21.load(file, split="test")
-    assert len(multiwoz21.load(file)) == 2  # no split: every dialogue
+    with pytest.raises(UsageError, match=r"several splits \(unlisted, test"):
+        multiwoz21.load(file)  # no split, but test (listed) and another dialogue
     with pytest.raises(GoldDataError, match="no 'log' list") as info:
         multiwoz21.load(_write(tmp_path / "nolog.json", {"X1": {"goal": {}}}))
     assert "dialogue X1" in str(info.value)
@@ -701,5 +703,38 @@ def test_mwz21_zip_with_list_files(tmp_path: Path, gold_samples: Path) -> None:
         zf.write(folder / "valListFile", "MULTIWOZ2.1/valListFile.txt")
         zf.writestr("MULTIWOZ2.1/ontology.json", "{}")
     assert multiwoz21.sniff(archive)
-    assert _plain(multiwoz21.load(archive)) == _plain(multiwoz21.load(folder / "data.json"))
+    for split in ("test", "val"):  # the list files inside the zip split it as next to a file
+        assert _plain(multiwoz21.load(archive, split=split)) == _plain(
+            multiwoz21.load(folder / "data.json", split=split))
     assert [d.dialogue_id for d in multiwoz21.load(archive, split="val")] == ["SMPL002.json"]
+    with pytest.raises(UsageError, match="several splits"):
+        multiwoz21.load(archive)
+
+
+def test_data_json_splits_by_list_files(tmp_path: Path, gold_samples: Path) -> None:
+    """Without ``--split``, a data.json is scored whole only when it holds one split; the
+    dialogues in no list file are ``train`` (both lists) or ``unlisted`` (one list), and a
+    split is held only when its list names some dialogue of the file."""
+    data = json.loads((gold_samples / "multiwoz21" / "data.json").read_text())
+    one = tmp_path / "one"  # only the test dialogue, both list files next to it
+    one.mkdir()
+    _write(one / "data.json", {"SMPL001.json": data["SMPL001.json"]})
+    for name in ("testListFile", "valListFile"):
+        shutil.copy(gold_samples / "multiwoz21" / name, one / name)
+    whole = load_gold(one / "data.json")
+    assert whole.split == "test" and [d.dialogue_id for d in whole] == ["SMPL001.json"]
+    with pytest.raises(GoldDataError, match="holds no dev split \\(it holds test\\)"):
+        load_gold(one / "data.json", split="dev")
+
+    half = tmp_path / "half"  # test + val dialogues, only testListFile
+    half.mkdir()
+    _write(half / "data.json", data)
+    shutil.copy(gold_samples / "multiwoz21" / "testListFile", half / "testListFile")
+    with pytest.raises(UsageError, match=r"several splits \(unlisted, test"):
+        load_gold(half / "data.json")
+    assert [d.dialogue_id for d in load_gold(half / "data.json", split="test")] == [
+        "SMPL001.json"]
+    for split in ("train", "dev"):  # the unlisted rest is no split anyone can name
+        with pytest.raises(GoldDataError, match=f"holds no {split} split \\(it holds "
+                           "unlisted, test\\)"):
+            load_gold(half / "data.json", split=split)

@@ -219,26 +219,36 @@ def _read(path: Path, log: FileLog
 
 def _held_splits(named: str | None, lists: dict[str, tuple[str, list[str]]],
                  data: dict) -> list[str]:
-    """The splits a file holds: its own name's, else those its list files name (and
-    ``train`` when both lists exist and some dialogue is in neither)."""
+    """The splits a file holds: its own name's, else each split whose list file names some of
+    its dialogues, plus the dialogues in no list file: ``train`` when both list files exist,
+    ``unlisted`` otherwise (a split no ``--split`` can select)."""
     if named is not None:
         return [named]
-    held = [s for s in ("dev", "test") if s in lists]
-    if len(held) == 2:
-        listed = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
-        if any(dialogue_key(did) not in listed for did in data):
-            held.insert(0, "train")
+    if not lists:
+        return []
+    keys = {dialogue_key(did) for did in data}
+    listed: set[str] = set()
+    held = []
+    for split in ("dev", "test"):
+        if split in lists:
+            ids = {dialogue_key(i) for i in lists[split][1]}
+            listed |= ids
+            if ids & keys:
+                held.append(split)
+    if keys - listed:
+        held.insert(0, "train" if len(lists) == 2 else "unlisted")
     return held
 
 
 def _check_split(split: str | None, named: str | None, held: list[str],
                  file: str) -> str | None:
-    """The split to load (canonical name); refuses a split the gold does not hold."""
+    """The split to load (canonical name); refuses a split the gold does not hold, and no
+    ``--split`` when the file holds several (its list files say which)."""
     if split is None:
-        if named is None and "train" in held:
+        if named is None and len(held) > 1:
             raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "
                              "files); choose one with --split")
-        return named
+        return named if named is not None or held == ["unlisted"] or not held else held[0]
     wanted = SPLIT_NAMES[split.lower()]
     if wanted not in held:
         how = (f"it holds {', '.join(held)}" if held else

@@ -6,7 +6,9 @@ Plain ``dst-eval ...`` commands run in-process (``dst_eval.cli.app.main``: the s
 as the console script, without an interpreter start per command); a pipeline or
 ``python -m dst_eval`` runs in a shell with this environment's ``dst-eval`` on ``PATH``.
 Fences marked ``text`` (usage synopses), ``json``, ``python``, ``toml`` and ``yaml`` hold
-no commands; ``pip install`` lines are what tests/test_packaging.py checks.
+no commands; ``pip install`` lines are what tests/test_packaging.py checks. ``python`` fences
+are run as Python in the same clone, and every value a comment documents (``x  # 0.5``) is
+checked.
 """
 
 from __future__ import annotations
@@ -91,3 +93,59 @@ def test_documented_command_runs(document, command, clone, monkeypatch, capsys):
     assert code == 0, f"{document}: {command}\n{err}"
     assert "Traceback" not in err
     assert out or err or " -q" in command  # only a quiet command prints nothing
+
+
+def python_blocks(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return [m.group(1) for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
+
+
+PYTHON = [(str(p.relative_to(ROOT)), i, block) for p in documents()
+          for i, block in enumerate(python_blocks(p))]
+_NUMBER = re.compile(r"#\s*(-?\d+\.\d+|-?\d+)\b")
+_PAIRS = re.compile(r"(\d+(?:\.\d+)?):\s*(\d+(?:\.\d+)?)")
+
+
+def _documented_values(block: str) -> list[tuple[str, str]]:
+    """``(expression, comment)`` for each top-level expression line whose trailing comment
+    starts with the value it documents (``x  # 0.5``, ``f(...)  # {0.25: 0.5, ...}``)."""
+    import ast
+
+    found = []
+    for node in ast.parse(block).body:
+        if not isinstance(node, ast.Expr) or node.end_lineno is None:
+            continue
+        last = block.splitlines()[node.end_lineno - 1]
+        comment = last.encode()[node.end_col_offset:].decode().strip()  # offsets in bytes
+        if re.match(r"#\s*(-?\d|\{)", comment):
+            found.append((ast.get_source_segment(block, node), comment))
+    return found
+
+
+def test_documents_hold_python():
+    assert any(document == "README.md" for document, _, _ in PYTHON)
+    assert sum(len(_documented_values(block)) for _, _, block in PYTHON) >= 5
+
+
+@pytest.mark.parametrize(("document", "index", "block"), PYTHON)
+def test_documented_python_runs(document, index, block, clone, monkeypatch):
+    """Each ``python`` fence runs in the fresh clone, in order within its document (a block
+    may use names of the one before), and each value a comment documents is the value."""
+    monkeypatch.chdir(clone)
+    namespace: dict = {}
+    for earlier in python_blocks(ROOT / document)[:index]:
+        exec(compile(earlier, f"{document}[python {index}]", "exec"), namespace)
+    exec(compile(block, f"{document}[python {index}]", "exec"), namespace)
+    for expression, comment in _documented_values(block):
+        value = eval(expression, namespace)
+        if comment.lstrip("# ").startswith("{"):
+            pairs = _PAIRS.findall(comment)
+            assert pairs, comment
+            for key, expected in pairs:
+                got = value[float(key)]
+                decimals = len(expected.partition(".")[2])
+                assert round(got, decimals) == float(expected), (document, expression, key, got)
+        else:
+            expected = _NUMBER.search(comment).group(1)
+            decimals = len(expected.partition(".")[2])
+            assert round(float(value), decimals) == float(expected), (document, expression, value)

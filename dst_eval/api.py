@@ -183,6 +183,8 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                     issues=alignment.issues, coverage=alignment.summary(),
                     gold_source=gold_set.source, predictions_source=prediction_set.source,
                     turns=alignment.pairs)
+    if gold_set.notes:
+        result.add(notes=list(gold_set.notes))
     if prediction_set.has_states:
         score(alignment, options, result)
         _surface_forms(alignment, options, result)

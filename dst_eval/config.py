@@ -33,6 +33,9 @@ key                      required  meaning (attribute of :class:`CorpusSpec`)
                                    one schema, its training schema)
 ``interchangeable_with`` no        corpora whose gold carries the same canonical keys, so
                                    ``--corpus`` may name either (MultiWOZ 2.1 / 2.2)
+``versions``             no        other releases in this corpus's format and code, each a
+                                   corpus name of its own for ``--corpus`` and signatures
+                                   (``multiwoz20``, ``multiwoz24``: the spec is this one)
 ``slots``                no        slot list ``domain-slot`` (slot accuracy)
 ``categorical_slots``    no        slots with a closed value list
 ``multi_value_slots``    no        slots holding unordered space-separated lists
@@ -86,6 +89,7 @@ class CorpusSpec:
     slot_universe: str = "corpus"
     seen_services: str = "train-schema"
     interchangeable_with: frozenset[str] = frozenset()
+    versions: tuple[str, ...] = ()
     slots: tuple[str, ...] = ()
     categorical_slots: frozenset[str] = frozenset()
     multi_value_slots: frozenset[str] = frozenset()
@@ -128,7 +132,8 @@ class CorpusSpec:
 
     def accepts(self, corpus: str) -> bool:
         """Whether gold of ``corpus`` may be scored when this corpus was named."""
-        return corpus == self.name or corpus in self.interchangeable_with
+        return (corpus == self.name or corpus in self.interchangeable_with
+                or corpus in self.versions)
 
     def applies(self, profile: str) -> bool:
         return profile in self.profiles
@@ -238,6 +243,7 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
                               SEEN_SERVICES, where),
         interchangeable_with=frozenset(_strings(section.get("interchangeable_with", []),
                                                 "interchangeable_with", where)),
+        versions=_strings(section.get("versions", []), "versions", where),
         slots=_strings(section.get("slots", []), "slots", where),
         categorical_slots=frozenset(_strings(section.get("categorical_slots", []),
                                              "categorical_slots", where)),
@@ -252,11 +258,28 @@ def spec_from_toml(name: str, data: dict[str, Any]) -> CorpusSpec:
 
 @cache
 def corpus_config(corpus: str) -> CorpusSpec:
-    """The :class:`CorpusSpec` of ``corpus``; a usage error naming the known ones otherwise."""
+    """The :class:`CorpusSpec` of ``corpus`` (a version name gives the spec that lists it);
+    a usage error naming the known ones otherwise."""
     known = config_names()
-    if corpus not in known:
-        raise UsageError(f"unknown corpus {corpus!r}; known: {', '.join(known)}")
-    return spec_from_toml(corpus, read_toml(corpus))
+    if corpus in known:
+        return spec_from_toml(corpus, read_toml(corpus))
+    owner = version_owners().get(corpus)
+    if owner is None:
+        raise UsageError(f"unknown corpus {corpus!r}; known: "
+                         f"{', '.join((*known, *version_owners()))}")
+    return corpus_config(owner)
+
+
+@cache
+def version_owners() -> dict[str, str]:
+    """``{version name: corpus config name}`` over every config's ``versions``."""
+    owners: dict[str, str] = {}
+    for name in config_names():
+        for version in corpus_config(name).versions:
+            if version in owners or version in config_names():
+                raise UsageError(f"configs/{name}.toml: version {version!r} is named twice")
+            owners[version] = name
+    return owners
 
 
 def corpus_specs() -> tuple[CorpusSpec, ...]:

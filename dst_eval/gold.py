@@ -136,6 +136,9 @@ class GoldSet:
     files: tuple[GoldFile, ...] = ()
     """Every file whose bytes the loader read, in reading order (recorded where it is
     opened, :class:`dst_eval.corpora.layout.FileLog`); empty for gold built in memory."""
+    notes: tuple[str, ...] = ()
+    """What the loader decided that the user should see (e.g. the release it assumed);
+    copied into every result's notes."""
     _by_key: dict[str, GoldDialogue] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -65,9 +65,9 @@ METRIC_PREFIXES = ("flexible_goal_accuracy@", "domain_joint_goal_accuracy:")
 
 
 def _known_corpora() -> tuple[str, ...]:
-    from dst_eval.corpora import names
+    from dst_eval.corpora import all_names
 
-    return names()
+    return all_names()
 
 
 def _known_profiles() -> tuple[str, ...]:
@@ -238,9 +238,10 @@ class EvalOptions:
                 or "-" in self.zero_shot_domain):
             raise UsageError(f"--zero-shot-domain {_show(self.zero_shot_domain)}: must be one "
                              "domain name (e.g. hotel)")
-        if self.zero_shot_domain is not None and self.profile not in (None, "strict"):
+        if self.zero_shot_domain is not None and self.profile not in (None, "strict", "trade"):
             raise UsageError(f"--zero-shot-domain: the {self.profile} profile reads its own "
-                             "gold, which the protocol cannot restrict; use --profile strict")
+                             "gold, which the protocol cannot restrict; use --profile strict "
+                             "or trade")
         if (not isinstance(self.fga_lambdas, tuple) or not all(
                 isinstance(x, float | int) and not isinstance(x, bool) and 0 < x <= 1
                 for x in self.fga_lambdas)):

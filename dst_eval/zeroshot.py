@@ -21,9 +21,10 @@ trade-dst's test reader does with ``--except_domain D`` (``utils/utils_multiWOZ_
 
 The domain is part of the signature (``zero-shot:hotel``). It is applied to the
 :class:`~dst_eval.alignment.Alignment` before the profile scores it, so every metric
-(JGA, slot accuracy, F1, ...) is the zero-shot number. Only the ``strict`` profile takes
-it: compatibility profiles that rebuild their anchor's own gold (``trade``, ``mwzeval``,
-``sgd-official``) would not see the restriction (a usage error, exit 2).
+(JGA, slot accuracy, F1, ...) is the zero-shot number. The ``strict`` and ``trade``
+profiles take it (``trade`` restricts the gold it rebuilds as trade-dst does: the numbers
+of ``--except_domain D``); the other compatibility profiles rebuild their anchor's own
+gold, which would not see the restriction (a usage error, exit 2).
 """
 
 from __future__ import annotations

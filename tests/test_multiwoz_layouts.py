@@ -62,3 +62,56 @@ def test_shared_per_split_folder(shared_dir: Path) -> None:
 def test_empty_folder_is_a_gold_error(tmp_path: Path) -> None:
     with pytest.raises(GoldDataError, match="no MultiWOZ data.json"):
         load_gold(tmp_path, corpus="multiwoz21", split="test")
+
+
+def _sample_release(root: Path, gold_samples: Path, name: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    for file in ("data.json", "testListFile", "valListFile"):
+        (folder / file).write_bytes((gold_samples / "multiwoz21" / file).read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize(("folder", "named"), [
+    ("MULTIWOZ2.1", "multiwoz21"), ("MultiWOZ_2.4", "multiwoz24"), ("multiwoz20", "multiwoz20"),
+    ("multi-woz-2.0/data", "multiwoz20"), ("multiwoz24/MULTIWOZ2.1", "multiwoz21"),
+    ("release", None), ("multiwoz22", None), ("multiwoz210", None),
+])
+def test_release_named_by_path_or_corpus(tmp_path: Path, gold_samples: Path, folder: str,
+                                         named: str | None) -> None:
+    """The release goes in the signature: named by the gold path (innermost mention) or by
+    ``--corpus``, never assumed without a note; the data read is the same for all."""
+    from dst_eval import evaluate
+    from dst_eval.corpora.layout import VERSION_NOTE
+
+    path = _sample_release(tmp_path, gold_samples, folder)
+    gold = load_gold(path, split="test")
+    assert gold.corpus == (named or "multiwoz21")
+    assert [n.startswith(VERSION_NOTE) for n in gold.notes] == ([] if named else [True])
+    predictions = gold_samples / "multiwoz21" / "predictions.json"
+    result = evaluate(predictions, gold=path, split="test")
+    assert result.signature.corpus == (named or "multiwoz21")
+    assert any(n.startswith(VERSION_NOTE) for n in result.notes) == (named is None)
+    assert result.scores["joint_goal_accuracy"] == pytest.approx(1 / 3, abs=1e-12)
+    for corpus in ("multiwoz20", "multiwoz21", "multiwoz24"):  # the user's word wins
+        told = load_gold(path, corpus=corpus, split="test")
+        assert told.corpus == corpus and told.dialogues == gold.dialogues
+        assert not any(n.startswith(VERSION_NOTE) for n in told.notes)
+        disagree = named is not None and named != corpus
+        assert any(f"the gold path names {named}" in n for n in told.notes) == disagree
+        scored = evaluate(predictions, gold=path, split="test", corpus=corpus)
+        assert str(scored.signature).startswith(f"dst-eval|corpus:{corpus}|split:test|")
+        assert scored.scores == result.scores
+
+
+def test_version_names_are_corpora_of_the_data_json_family() -> None:
+    from dst_eval import corpora
+    from dst_eval.options import EvalOptions
+
+    assert corpora.all_names()[corpora.all_names().index("multiwoz21"):][:3] == (
+        "multiwoz21", "multiwoz20", "multiwoz24")
+    assert corpora.get("multiwoz24") is corpora.get("multiwoz21")
+    assert {"multiwoz20", "multiwoz21", "multiwoz24"} <= set(corpora.applicable("trade"))
+    assert EvalOptions(corpus="multiwoz24", profile="mwzeval").corpus == "multiwoz24"
+    with pytest.raises(UsageError, match="unknown corpus 'multiwoz23'"):
+        EvalOptions(corpus="multiwoz23")

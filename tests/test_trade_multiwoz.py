@@ -199,3 +199,84 @@ def test_trade_format_file_reproduces_evaluate_metrics(shared_dir: Path, tmp_pat
     assert result.official["Joint Acc"] == pytest.approx(joint, abs=1e-12)
     assert result.official["Turn Acc"] == pytest.approx(slot_acc, abs=1e-12)
     assert result.official["Joint F1"] == pytest.approx(f1, abs=1e-12)
+
+
+ZERO_SHOT = {
+    "hotel": (394, 3204, 10, {
+        "oracle": (0.9778401997503121, 0.9961610486891388,
+            0.9958829986356045),
+        "dropped": (0.37203495630461925, 0.8743133583021371,
+            0.8147181711196355),
+        "extra": (0.5976903870162297, 0.9544319600499583,
+            0.8324176814861348),
+    }),
+    "train": (494, 3804, 6, {
+        "oracle": (0.9837013669821241, 0.9972835611636881,
+            0.9969032369663279),
+        "dropped": (0.3646161934805468, 0.823212407991589,
+            0.828336295962466),
+        "extra": (0.8094111461619348, 0.9677532422012017,
+            0.9483755422635587),
+    }),
+    "restaurant": (437, 3359, 7, {
+        "oracle": (0.9880916939565347, 0.997958576106834,
+            0.9979873786363818),
+        "dropped": (0.3408752604941947, 0.8343044273380631,
+            0.8025953504667421),
+        "extra": (0.8651384340577553, 0.9802662356993929,
+            0.9605873369791195),
+    }),
+    "attraction": (395, 3110, 3, {
+        "oracle": (0.9816720257234727, 0.9938906752411567,
+            0.9945766345123258),
+        "dropped": (0.5655948553054663, 0.8240085744908873,
+            0.7731939978563758),
+        "extra": (0.9282958199356913, 0.9757770632368681,
+            0.9620793140407287),
+    }),
+    "taxi": (195, 1550, 4, {
+        "oracle": (0.9793548387096774, 0.9938709677419355,
+            0.9949923195084487),
+        "dropped": (0.7270967741935483, 0.9037096774193548,
+            0.8998801843317944),
+        "extra": (0.7483870967741936, 0.9351612903225807,
+            0.8404838709677422),
+    }),
+}
+"""trade-dst b77fcf1 with ``--except_domain D`` at test (``read_langs``: the dialogues whose
+``domains`` hold D, ``turn_belief`` and ``slot_temp`` filtered by ``D in key``;
+``evaluate_metrics`` over ``slot_temp``; predictions restricted to D's slots, as its decoder
+writes only those), on the prediction sets of the module docstring: (dialogues -- TRADE's
+Table 1 counts --, turns, slots, {kind: (Joint Acc, Turn Acc, Joint F1)})."""
+
+
+@pytest.fixture(scope="module")
+def test_gold(shared_dir: Path) -> tuple[GoldSet, dict]:
+    gold = load_gold(shared_dir / "corpora/multiwoz21" / FILES["test"], split="test")
+    return gold, trade_gold.load_for(gold)
+
+
+@pytest.mark.parametrize(("domain", "kind"), [
+    *((domain, "dropped") for domain in ZERO_SHOT), ("hotel", "oracle"), ("hotel", "extra"),
+    ("taxi", "extra")])
+def test_trade_zero_shot_reproduces_except_domain(test_gold, domain: str, kind: str,
+                                                  tmp_path: Path) -> None:
+    gold, built = test_gold
+    dialogues, turns, slots, expected = ZERO_SHOT[domain]
+    predictions = {}
+    for dialogue in gold:  # every domain's slots predicted: the protocol keeps D's
+        items = built.get(dialogue.dialogue_id)
+        predictions[dialogue.dialogue_id] = [
+            {"state": _perturb(kind, dialogue.dialogue_id, t.turn_index,
+                               items[t.turn_index] if items else frozenset(), {})}
+            for t in dialogue.turns]
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(predictions), "utf-8")
+    result = evaluate(path, gold=gold, profile="trade", zero_shot_domain=domain)
+    joint, slot_acc, f1 = expected[kind]
+    assert result.official["Joint Acc"] == pytest.approx(joint, abs=1e-12)
+    assert result.official["Turn Acc"] == pytest.approx(slot_acc, abs=1e-12)
+    assert result.official["Joint F1"] == pytest.approx(f1, abs=1e-12)
+    assert (result.counts["dialogues"], result.counts["turns"]) == (dialogues, turns)
+    assert result.counts["slots_in_list"] == slots
+    assert result.signature.as_dict()["zero-shot"] == domain

@@ -43,8 +43,10 @@ def add_inputs(parser: argparse.ArgumentParser, *, many: bool = False) -> None:
                             help="prediction file (JSON/JSONL), SGD-style directory, or - for "
                                  "standard input")
     parser.add_argument("--gold", help="gold data: corpus file, split directory or corpus root")
-    parser.add_argument("--corpus", help="multiwoz22, multiwoz21, sgd, crosswoz, risawoz, "
-                                         "jmultiwoz (detected from --gold when omitted)")
+    parser.add_argument("--corpus", help="multiwoz22, multiwoz21 (multiwoz20, multiwoz24: "
+                                         "the other data.json releases), sgd, crosswoz, "
+                                         "risawoz, jmultiwoz (detected from --gold when "
+                                         "omitted)")
     parser.add_argument("--split", help="split to use when --gold is a corpus root (dev, test)")
     parser.add_argument("--pred-format", metavar="FORMAT",
                         help=f"prediction format: {', '.join(PRED_FORMATS)} (detected when "

@@ -24,12 +24,14 @@ name the profiles that apply in the config. Nothing else changes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
+from dst_eval.corpora.layout import VERSION_NOTE
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.jsonio import check_path
@@ -37,7 +39,7 @@ from dst_eval.jsonio import check_path
 if TYPE_CHECKING:
     from dst_eval.metrics.tokenizers import Tokenizer
 
-__all__ = ["CorpusSpec", "applicable", "detect_corpus", "get", "load_gold", "names",
+__all__ = ["CorpusSpec", "all_names", "applicable", "detect_corpus", "get", "load_gold", "names",
            "tokenizer"]
 
 
@@ -75,9 +77,16 @@ def names() -> tuple[str, ...]:
     return tuple(s.name for s in specs)
 
 
+@cache
+def all_names() -> tuple[str, ...]:
+    """Every name ``--corpus`` accepts: each corpus of :func:`names` followed by its
+    ``versions`` (``multiwoz21``, ``multiwoz20``, ``multiwoz24``)."""
+    return tuple(n for name in names() for n in (name, *corpus_config(name).versions))
+
+
 def applicable(profile: str) -> tuple[str, ...]:
-    """The corpora whose config lists ``profile`` among its ``profiles``."""
-    return tuple(name for name in names() if get(name).applies(profile))
+    """The corpora (and versions) whose config lists ``profile`` among its ``profiles``."""
+    return tuple(name for name in all_names() if get(name).applies(profile))
 
 
 def tokenizer(name: str) -> Tokenizer:
@@ -149,4 +158,21 @@ def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None 
     spec = get(corpus)
     *alternates, own = _layouts(spec, path)
     module = next((m for m in alternates if _sniffs(m, path)), own)
-    return module.load(path, split=split)
+    return named_version(module.load(path, split=split), corpus)
+
+
+def named_version(gold: GoldSet, corpus: str) -> GoldSet:
+    """``gold`` under the release ``--corpus`` names (``multiwoz24`` for gold a loader
+    read as ``multiwoz21``): the user's word wins over the path's, and a disagreement
+    is noted."""
+    spec = get(corpus)
+    if corpus not in (spec.name, *spec.versions) or get(gold.corpus).name != spec.name:
+        return gold  # another corpus (e.g. 2.2 gold under --corpus multiwoz21): as read
+    notes = tuple(n for n in gold.notes if not n.startswith(VERSION_NOTE))
+    if len(notes) == len(gold.notes) and corpus != gold.corpus:  # the path named a release
+        notes += (f"--corpus {corpus}: the gold path names {gold.corpus}; scored as "
+                  f"{corpus}",)
+    if (corpus, notes) == (gold.corpus, gold.notes):
+        return gold
+    return replace(gold, corpus=corpus, notes=notes)
+

@@ -24,6 +24,10 @@ HEAD_BYTES = 1 << 16
 ErrorType = type[DstEvalError]
 
 
+VERSION_NOTE = "release not named"
+"""How a loader's note starts when neither ``--corpus`` nor the gold path names the release
+it read (MultiWOZ 2.0/2.1/2.4 share one layout); ``--corpus`` replaces the note."""
+
 class FileLog:
     """Reads a loader's gold files and records each one it read (``GoldSet.files``).
 

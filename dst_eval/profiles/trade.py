@@ -23,9 +23,12 @@ first variant when a corpus gives several. A predicted value exactly ``none`` is
 (TRADE's decoder drops ``st == "none"``; :class:`Unset` ``none``); every other string is
 a ``domain-slot-value`` item compared exactly -- ``""`` (the decoder's empty output,
 written ``slot-``), a whitespace-only value, ``None`` or ``not mentioned`` is a false
-positive, as it is for TRADE. Missing turns: ``missing="wrong"`` scores them as empty predictions,
-``"skip"`` leaves them out. Joint Acc and Joint F1 are computed by the metrics core on
-the string sets (``turn_table``), Turn Acc by :class:`TradeSlotAccuracy`.
+positive, as it is for TRADE. ``--zero-shot-domain D`` is trade-dst's ``--except_domain
+D`` test reader: the dialogues whose goal involves D, their gold items and predictions of
+D's slots only, Turn Acc over D's slots (:mod:`dst_eval.zeroshot`). Missing turns:
+``missing="wrong"`` scores them as empty predictions, ``"skip"`` leaves them out. Joint
+Acc and Joint F1 are computed by the metrics core on the string sets (``turn_table``), Turn
+Acc by :class:`TradeSlotAccuracy`.
 """
 
 from __future__ import annotations
@@ -101,6 +104,10 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         pairs = [(g, p) for g, p in pairs if g.dialogue_id in trade]
         gold = [_dontcare(trade[g.dialogue_id][g.turn_index], options.dontcare)
                 for g, _ in pairs]
+        if options.zero_shot_domain:  # the alignment is restricted; trade's gold is rebuilt
+            domain_of = corpora.get(gold_set.corpus).domain_of
+            gold = [{i for i in items if domain_of(i) == options.zero_shot_domain}
+                    for items in gold]
     else:
         gold = [_gold_items(g, options.dontcare) for g, _ in pairs]
     turns = [g for g, _ in pairs]

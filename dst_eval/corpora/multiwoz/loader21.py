@@ -267,14 +267,10 @@ def _select(
         return list(data)
     wanted = SPLIT_NAMES[split.lower()]
     by_key = {dialogue_key(did): did for did in data}
-    if wanted == "train":
-        if len(lists) < 2:
-            return list(data)
+    if wanted == "train":  # held only when both list files exist (_held_splits)
         held_out = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
         return [did for did in data if dialogue_key(did) not in held_out]
-    if wanted not in lists:
-        return list(data)
-    list_name, ids = lists[wanted]
+    list_name, ids = lists[wanted]  # held: its list file exists (_check_split)
     missing = [i for i in ids if dialogue_key(i) not in by_key]
     if missing:
         raise GoldDataError(

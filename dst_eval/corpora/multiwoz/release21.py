@@ -10,18 +10,39 @@
   the file, and there is no train split in it;
 * a ``data.json``-style file or its zip, read by :mod:`.loader21` directly.
 
-Everything else -- the split selection by the list files, the canonical state -- is
-:mod:`.loader21`'s; this module only finds the file. A folder that holds neither layout, or
-a per-split folder without the file of the asked split, is a one-line gold error.
+The release goes in the signature as a corpus name of its own (``multiwoz20``,
+``multiwoz21``, ``multiwoz24``): named by the gold path (:func:`release_named`), else read as
+``multiwoz21`` with a note saying so (``--corpus`` replaces both:
+:func:`dst_eval.corpora.named_version`). Everything else -- the split selection by the list
+files, the canonical state -- is :mod:`.loader21`'s; this module only finds the file. A
+folder that holds neither layout, or a per-split folder without the file of the asked split,
+is a one-line gold error.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
+from dst_eval.corpora.layout import VERSION_NOTE
 from dst_eval.corpora.multiwoz import loader21
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
+
+_RELEASE = re.compile(r"multi[-_ ]?woz[-_ ]?v?2[._-]?([014])(?![0-9])", re.IGNORECASE)
+RELEASE_ASSUMED = (f"{VERSION_NOTE}: read as multiwoz21 (MultiWOZ 2.0, 2.1 and 2.4 share the "
+                   "data.json layout, and neither --corpus nor the gold path names one); name "
+                   "it with --corpus multiwoz20, multiwoz21 or multiwoz24")
+
+
+def release_named(where: str) -> str | None:
+    """The MultiWOZ release a gold path names, innermost mention first: ``MULTIWOZ2.1/``,
+    ``MultiWOZ_2.4.zip``, ``multiwoz20/`` -> ``multiwoz21``, ``multiwoz24``, ``multiwoz20``;
+    None when it names none (the caller says so: never assumed silently)."""
+    found = _RELEASE.findall(where)
+    return f"multiwoz2{found[-1]}" if found else None
+
 
 SPLIT_FILES = {"test": ("test",), "dev": ("val", "dev")}
 _SUFFIXES = (".json", ".json.zip")
@@ -93,4 +114,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
-    return loader21.load(locate(path, split), split=split)
+    gold = loader21.load(locate(path, split), split=split)
+    release = release_named(path.resolve().as_posix())
+    return replace(gold, corpus=release or gold.corpus,
+                   notes=(*gold.notes, *(() if release else (RELEASE_ASSUMED,))))

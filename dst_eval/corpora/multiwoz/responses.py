@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from dst_eval.alignment import Alignment
+from dst_eval.config import corpus_config
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
@@ -68,9 +69,10 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
           resources: ResponseResources) -> Result:
     gold = alignment.gold
     data: Path | None = None
-    if gold.corpus != "multiwoz21" and resources.goals is not None:
+    has_goals = corpus_config(gold.corpus).name == "multiwoz21"  # data.json: 2.0 / 2.1 / 2.4
+    if not has_goals and resources.goals is not None:
         data = Path(resources.goals)
-    elif gold.corpus != "multiwoz21":
+    elif not has_goals:
         return _not_applicable("MultiWOZ 2.2 has no user goals: pass --goals with the "
                                "MultiWOZ 2.1 data.json (or zip) to score Inform/Success/BLEU",
                                target)

@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from dst_eval.config import corpus_config
 from dst_eval.corpora.multiwoz.loader21 import canonical_key
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
@@ -325,7 +326,7 @@ def load_for(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
     from the ``data.json`` it was loaded from; None for MultiWOZ 2.2 gold (trade-dst never
     read 2.2: the loader's gold is scored); a 2.1 gold set from another layout (mwzeval
     states) or built in memory is an error."""
-    if gold_set.corpus != DATA_JSON_CORPUS:
+    if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:  # 2.0 / 2.1 / 2.4
         return None
     data, file = _read_data(gold_set.source)
     ids = [d.dialogue_id for d in gold_set]

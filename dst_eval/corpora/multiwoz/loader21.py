@@ -426,7 +426,8 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
     goal = raw.goal
     turns: list[GoldTurn] = []
     booked: set[str] = set()
-    previous: tuple | None = None
+    previous: tuple | None = None  # (metadata, its state, services, belief, booked)
+    reads: dict[str, _DomainRead] = {}  # domain -> its read in the previous turn
     for user_index in range(0, len(log) - 1, 2):
         user, system = log[user_index], log[user_index + 1]
         if not isinstance(user.text, str):
@@ -444,17 +445,22 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
         if metadata is None:
             raise GoldDataError("system turn 'metadata' must be an object", **where,
                                 turn=user_index + 1)
-        raws = tuple([(domain, bytes(value)) for domain, value in metadata.items()])
-        if previous is not None and raws == previous[0]:
-            _raws, frozen, services, belief, booked_now = previous
+        if previous is not None and metadata == previous[0]:  # msgspec.Raw compare bytes
+            _metadata, frozen, services, belief, booked_now = previous
         else:
             turn_where = {**where, "turn": user_index + 1}
             state: dict[str, tuple[str]] = {}
             belief_items = []
-            for domain_raw in raws:
-                read = domains.get(domain_raw)
-                if read is None:
-                    read = domains[domain_raw] = _read_domain(*domain_raw, turn_where)
+            last = previous[0] if previous is not None else {}
+            for domain, value in metadata.items():
+                if last.get(domain) == value:  # unchanged since the previous turn
+                    read = reads[domain]
+                else:
+                    domain_raw = (domain, bytes(value))
+                    read = domains.get(domain_raw)
+                    if read is None:
+                        read = domains[domain_raw] = _read_domain(*domain_raw, turn_where)
+                    reads[domain] = read
                 items, domain_belief, is_booked = read
                 for key, value in items:
                     if key in state and state[key] != value:
@@ -462,14 +468,14 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
                                             **turn_where)
                     state[key] = value
                 if domain_belief:
-                    belief_items.append((domain_raw[0], domain_belief))
-                if is_booked and domain_raw[0] not in NOT_BOOKABLE_FOR_REFERENCE:
-                    booked.add(domain_raw[0])
+                    belief_items.append((domain, domain_belief))
+                if is_booked and domain not in NOT_BOOKABLE_FOR_REFERENCE:
+                    booked.add(domain)
             frozen = freeze_state(state)
             services = tuple(dict.fromkeys(key.partition("-")[0] for key in frozen))
             belief = tuple(belief_items)
-            booked_now = tuple(domain for domain, _ in raws if domain in booked)
-            previous = (raws, frozen, services, belief, booked_now)
+            booked_now = tuple(domain for domain in metadata if domain in booked)
+            previous = (metadata, frozen, services, belief, booked_now)
         spans = system.span_info
         if isinstance(spans, list):
             spans = tuple([tuple(s) if type(s) is list else s for s in spans])

@@ -63,8 +63,16 @@ import orjson
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, deep_freeze
 from dst_eval.corpora.multiwoz.loader22 import infer_split
+from dst_eval.corpora.multiwoz.splits21 import (
+    LIST_FILES,
+    LIST_SUFFIXES,
+    SPLIT_NAMES,
+    check_split,
+    held_splits,
+    select,
+)
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, dialogue_key, freeze_state
+from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from dst_eval.jsonio import parse_json_bytes
 
 CORPUS = "multiwoz21"
@@ -72,10 +80,6 @@ EMPTY_VALUES = frozenset({"", "not mentioned", "none"})
 DONTCARE_VALUES = frozenset(
     {"dontcare", "dont care", "don't care", "do n't care", "do nt care", "do not care"}
 )
-LIST_FILES = {"test": "testListFile", "dev": "valListFile"}
-SPLIT_NAMES = {"test": "test", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev",
-               "train": "train"}
-_LIST_SUFFIXES = ("", ".txt", ".json")
 NOT_BOOKABLE_FOR_REFERENCE = frozenset({"taxi"})
 """Domains whose booking gives no reference number: not in ``booked_domains`` (mwzeval)."""
 _SNIFF_BYTES = 1 << 20
@@ -140,8 +144,8 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     log = FileLog()
     data, list_files, file = _read(path, log)
     named, given = infer_split(Path(path.name)), split  # the file's own name only
-    split = _check_split(split, named, _held_splits(named, list_files, data), file)
-    ids = _select(data, list_files, split, file) if split != named else list(data)
+    split = check_split(split, named, held_splits(named, list_files, data), file)
+    ids = select(data, list_files, split, file) if split != named else list(data)
     split = given if given is not None else split
     memo: dict[tuple[str, bytes], _DomainRead] = {}
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
@@ -197,7 +201,7 @@ def _read(path: Path, log: FileLog
                 data = _decode(archive.read(member), file)
                 names = {PurePosixPath(n).name: n for n in archive.namelist()}
                 for split, stem in LIST_FILES.items():
-                    for suffix in _LIST_SUFFIXES:
+                    for suffix in LIST_SUFFIXES:
                         if stem + suffix in names:
                             name = f"{path}:{names[stem + suffix]}"
                             ids = _parse_id_list(archive.read(names[stem + suffix]), name)
@@ -208,78 +212,13 @@ def _read(path: Path, log: FileLog
         return data, lists, file
     data = _decode(log.read_bytes(path), str(path))
     for split, stem in LIST_FILES.items():
-        for suffix in _LIST_SUFFIXES:
+        for suffix in LIST_SUFFIXES:
             candidate = path.parent / (stem + suffix)
             if candidate.is_file():
                 ids = _parse_id_list(log.read_bytes(candidate), str(candidate))
                 lists[split] = (str(candidate), ids)
                 break
     return data, lists, str(path)
-
-
-def _held_splits(named: str | None, lists: dict[str, tuple[str, list[str]]],
-                 data: dict) -> list[str]:
-    """The splits a file holds: its own name's, else each split whose list file names some of
-    its dialogues, plus the dialogues in no list file: ``train`` when both list files exist,
-    ``unlisted`` otherwise (a split no ``--split`` can select)."""
-    if named is not None:
-        return [named]
-    if not lists:
-        return []
-    keys = {dialogue_key(did) for did in data}
-    listed: set[str] = set()
-    held = []
-    for split in ("dev", "test"):
-        if split in lists:
-            ids = {dialogue_key(i) for i in lists[split][1]}
-            listed |= ids
-            if ids & keys:
-                held.append(split)
-    if keys - listed:
-        held.insert(0, "train" if len(lists) == 2 else "unlisted")
-    return held
-
-
-def _check_split(split: str | None, named: str | None, held: list[str],
-                 file: str) -> str | None:
-    """The split to load (canonical name); refuses a split the gold does not hold, and no
-    ``--split`` when the file holds several (its list files say which)."""
-    if split is None:
-        if named is None and len(held) > 1:
-            raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "
-                             "files); choose one with --split")
-        return named if named is not None or held == ["unlisted"] or not held else held[0]
-    wanted = SPLIT_NAMES[split.lower()]
-    if wanted not in held:
-        how = (f"it holds {', '.join(held)}" if held else
-               "no testListFile/valListFile next to it and no split in its name; drop --split "
-               "to score the whole file")
-        raise GoldDataError(f"--split {split}: the gold holds no {wanted} split ({how})",
-                            file=file)
-    return wanted
-
-
-def _select(
-    data: dict, lists: dict[str, tuple[str, list[str]]], split: str | None, file: str
-) -> list[str]:
-    """Dialogue ids to load, in file order."""
-    if split is None:
-        return list(data)
-    wanted = SPLIT_NAMES[split.lower()]
-    by_key = {dialogue_key(did): did for did in data}
-    if wanted == "train":  # held only when both list files exist (_held_splits)
-        held_out = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
-        return [did for did in data if dialogue_key(did) not in held_out]
-    list_name, ids = lists[wanted]  # held: its list file exists (_check_split)
-    missing = [i for i in ids if dialogue_key(i) not in by_key]
-    if missing:
-        raise GoldDataError(
-            f"{len(missing)} of the {len(ids)} dialogues listed in {list_name} are not in the "
-            f"file (first: {missing[0]})",
-            file=file,
-        )
-    keep = {dialogue_key(i) for i in ids}
-    return [did for did in data if dialogue_key(did) in keep]
 
 
 # ------------------------------------------------------------------------------------ building

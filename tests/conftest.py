@@ -3,10 +3,11 @@
 Loaded corpora are session fixtures (``mwz21_test_gold``, ``sgd_dev_gold``,
 ``crosswoz_test_gold``): read once per
 test process and shared by every test module (a :class:`~dst_eval.gold.GoldSet` is
-immutable). Under pytest-xdist (``-n auto --dist loadgroup``, the README's command) each
-worker is one process; :data:`XDIST_GROUPS` keeps the tests of a module whose expensive
-module fixtures (a 15-submission leaderboard, SGD prediction directories made by the
-reference script) would otherwise be built once in every worker on one worker.
+immutable). Under pytest-xdist (``-n auto``, the README's command; ``--dist loadfile`` in
+``pyproject.toml``) each worker is one process and runs whole test modules, so a module's
+expensive module fixtures (a 15-submission leaderboard, SGD prediction directories made by
+the reference script) are built once. (``--dist loadgroup`` with ``xdist_group`` markers
+does not group under pytest 9 and pytest-xdist 3.8: the board was built twice, 2 x 45 s.)
 """
 
 from __future__ import annotations
@@ -68,17 +69,3 @@ def crosswoz_test_gold(shared_dir: Path):
     from dst_eval.corpora.crosswoz import loader
 
     return loader.load(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
-
-
-XDIST_GROUPS = {
-    "test_sgd_official.py": "sgd-dev-predictions",
-    "test_leaderboard.py": "mwzeval-board",
-}
-"""Test module -> xdist group (one worker runs the whole group)."""
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    for item in items:
-        group = XDIST_GROUPS.get(item.path.name)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))

@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from dst_eval import evaluate
+from dst_eval.api import gold_digest
 from dst_eval.corpora import load_gold
 from dst_eval.corpora.multiwoz import trade_gold
 from dst_eval.gold import GoldSet
@@ -128,7 +129,8 @@ def test_trade_profile_reproduces_evaluate_metrics(split_gold, kind: str,
     assert result.official["Joint F1"] == pytest.approx(f1, abs=1e-12)
     assert result.counts["turns"] == TURNS[split]
     assert result.counts["trade_left_out"] == 1
-    assert result.signature.as_dict()["gold"] == "trade-dst-b77fcf1"
+    assert result.signature.as_dict()["gold-as"] == "trade-dst-b77fcf1"
+    assert result.signature.as_dict()["gold"] == gold_digest(gold)  # the data it is built from
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -164,6 +166,29 @@ def test_trade_gold_needs_the_data_json(tmp_path: Path) -> None:
     path.write_text(json.dumps({"d1": [{"state": {"hotel-area": "north"}}]}), "utf-8")
     with pytest.raises(GoldDataError, match="trade-dst's gold"):
         evaluate(path, gold=gold, profile="trade")
+
+
+def test_trade_gold_is_rebuilt_from_the_bytes_scored(tmp_path: Path, gold_samples: Path) -> None:
+    """The data.json is read again and checked against the loader's digest: a file changed
+    since loading is refused, and a rebuilt gold is reused only for the same bytes."""
+    from dst_eval.errors import GoldDataError
+
+    sample = gold_samples / "multiwoz21"
+    for name in ("data.json", "testListFile", "valListFile"):
+        (tmp_path / name).write_bytes((sample / name).read_bytes())
+    gold = load_gold(tmp_path / "data.json", split="dev")
+    first = trade_gold.load_for(gold)
+    assert trade_gold.load_for(gold) is first  # same bytes, same dialogues: built once
+    assert sorted(first) == ["SMPL002.json"] and len(first["SMPL002.json"]) == 2
+    data = json.loads((tmp_path / "data.json").read_text("utf-8"))
+    data["SMPL002.json"]["log"][1]["metadata"]["restaurant"]["semi"]["area"] = "north"
+    (tmp_path / "data.json").write_text(json.dumps(data), "utf-8")
+    with pytest.raises(GoldDataError, match="changed since the gold was loaded"):
+        trade_gold.load_for(gold)
+    reloaded = load_gold(tmp_path / "data.json", split="dev")
+    rebuilt = trade_gold.load_for(reloaded)
+    assert rebuilt is not first and "restaurant-area-north" in rebuilt["SMPL002.json"][0]
+    assert "restaurant-area-north" not in first["SMPL002.json"][0]
 
 
 def _trade_spelling(key: str) -> str:

@@ -78,13 +78,13 @@ def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
             if not (dontcare == "ignore" and value == DONTCARE)}
 
 
-def _trade_gold(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
+def _trade_gold(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | None:
     """The corpus's own TRADE gold builder, if its folder has one (``trade_gold``)."""
     try:
         module = corpora.get(gold_set.corpus).module("trade_gold")
     except UsageError:
         return None
-    built: dict[str, list[frozenset[str]]] | None = module.load_for(gold_set)
+    built: Mapping[str, tuple[frozenset[str], ...]] | None = module.load_for(gold_set)
     return built
 
 
@@ -154,7 +154,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": Normalizer("exact").signature, "match": "exact-string-set",
-                          "gold": "trade-dst-b77fcf1" if trade is not None else "loader",
+                          **({"gold-as": "trade-dst-b77fcf1"} if trade is not None else {}),
                           "slots": str(n_slots), "dontcare": options.dontcare, "agg": "turn",
                           "missing": options.missing},
         groups=groups,

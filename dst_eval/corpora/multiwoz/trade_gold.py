@@ -30,11 +30,14 @@ trade-dst's ``utils/mapping.pair`` and ``fix_label.py``, kept as data.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import re
 import zipfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
+from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
@@ -296,13 +299,12 @@ def trade_gold(data: Mapping[str, Any], dialogue_ids: Iterable[str], file: str
     return out
 
 
-def _read_data(source: str) -> tuple[Any, str]:
-    """The parsed ``data.json`` behind a gold set's ``source`` (a ``.json`` file or a
-    ``.zip`` holding one: the file the loader read, also for gold given as a folder)."""
-    path = Path(source)
+def _parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
+    """The parsed ``data.json`` in ``raw`` (the bytes of a ``.json`` file or of a ``.zip``
+    holding one) and its name for messages."""
     if path.suffix == ".zip":
         try:
-            with zipfile.ZipFile(path) as archive:
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
                 members = [n for n in archive.namelist()
                            if n.endswith(".json") and not n.startswith("__MACOSX/")]
                 named = [n for n in members if PurePosixPath(n).name == "data.json"]
@@ -314,25 +316,56 @@ def _read_data(source: str) -> tuple[Any, str]:
                 return parse_json_bytes(archive.read(member), file=file), file
         except zipfile.BadZipFile:
             raise GoldDataError("not a valid zip file", file=str(path)) from None
+    return parse_json_bytes(raw, file=str(path)), str(path)
+
+
+def _source_bytes(gold_set: GoldSet) -> tuple[bytes, str]:
+    """The bytes of the file ``gold_set`` was loaded from and their SHA-256, which must be
+    the digest the loader recorded (``GoldSet.files``): a file changed since is an error,
+    never a trade gold built from other data than the gold scored."""
+    path = Path(gold_set.source)
     if not path.is_file():
         raise GoldDataError("the trade profile rebuilds trade-dst's gold from the MultiWOZ "
                             "2.0/2.1 data.json the gold was read from; it is not a file",
-                            file=source)
-    return parse_json_bytes(read_bytes(path), file=str(path)), str(path)
+                            file=gold_set.source)
+    raw = read_bytes(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    recorded = {f.sha256 for f in gold_set.files if Path(f.path) == path}
+    if recorded and digest not in recorded:
+        raise GoldDataError("the file changed since the gold was loaded; load it again",
+                            file=str(path))
+    return raw, digest
 
 
-def load_for(gold_set: GoldSet) -> dict[str, list[frozenset[str]]] | None:
-    """trade-dst's gold (:func:`trade_gold`) for the dialogues of ``gold_set``, read again
-    from the ``data.json`` it was loaded from; None for MultiWOZ 2.2 gold (trade-dst never
-    read 2.2: the loader's gold is scored); a 2.1 gold set from another layout (mwzeval
-    states) or built in memory is an error."""
+_BUILT: dict[tuple[str, tuple[str, ...]], Mapping[str, tuple[frozenset[str], ...]]] = {}
+"""The speed device of this module: trade-dst's gold per (SHA-256 of the ``data.json``
+bytes, dialogue ids), so scoring several systems in one process (a leaderboard, the API)
+rebuilds it once (~0.6 s for MultiWOZ 2.1 test). Keyed by content, it cannot serve another
+file's gold; the last :data:`_KEEP` entries are kept."""
+_KEEP = 2
+
+
+def load_for(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | None:
+    """trade-dst's gold (:func:`trade_gold`, read-only) for the dialogues of ``gold_set``, read again
+    from the ``data.json`` it was loaded from (its bytes checked against the loader's
+    digest); None for MultiWOZ 2.2 gold (trade-dst never read 2.2: the loader's gold is
+    scored); a 2.1 gold set from another layout (mwzeval states) or built in memory is an
+    error."""
     if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:  # 2.0 / 2.1 / 2.4
         return None
-    data, file = _read_data(gold_set.source)
-    ids = [d.dialogue_id for d in gold_set]
-    if not isinstance(data, dict) or any(
-            not isinstance(data.get(i), dict) or "log" not in data[i] for i in ids):
-        raise GoldDataError("the trade profile needs MultiWOZ 2.0/2.1 data.json gold "
-                            "(dialogues with a 'log'); this gold is in another layout",
-                            file=file)
-    return trade_gold(data, ids, file)
+    raw, digest = _source_bytes(gold_set)
+    ids = tuple(d.dialogue_id for d in gold_set)
+    built = _BUILT.get((digest, ids))
+    if built is None:
+        data, file = _parse_data(raw, Path(gold_set.source))
+        if not isinstance(data, dict) or any(
+                not isinstance(data.get(i), dict) or "log" not in data[i] for i in ids):
+            raise GoldDataError("the trade profile needs MultiWOZ 2.0/2.1 data.json gold "
+                                "(dialogues with a 'log'); this gold is in another layout",
+                                file=file)
+        built = MappingProxyType({d: tuple(turns)
+                                  for d, turns in trade_gold(data, ids, file).items()})
+        while len(_BUILT) >= _KEEP:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[(digest, ids)] = built
+    return built

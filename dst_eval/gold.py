@@ -140,6 +140,11 @@ class GoldSet:
     """What the loader decided that the user should see (e.g. the release it assumed);
     copied into every result's notes."""
     _by_key: dict[str, GoldDialogue] = field(default_factory=dict, repr=False, compare=False)
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Data computed from these dialogues alone, once per gold set, by the module that needs
+    it (e.g. MultiWOZ BLEU references: ``corpora/multiwoz/response_gold.py``). Not an
+    ``__init__`` field, so :func:`dataclasses.replace` (a restricted or renamed gold set)
+    starts empty; nothing read from a file goes here."""
 
     def __post_init__(self) -> None:
         for dialogue in self.dialogues:

@@ -74,18 +74,10 @@ def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
                   gold_states: str | Path | None = None) -> ResponseGold:
     """:class:`ResponseGold` of ``gold`` (see the module docstring)."""
     file = gold.source
-    goals: dict[str, Mapping[str, GoalDomain]] = {}
-    booked: dict[str, list[list[str]]] = {}
-    for dialogue in gold:
-        key = dialogue_key(dialogue.dialogue_id)
-        if key in goals:
-            raise GoldDataError("duplicate dialogue id", file=file, dialogue=dialogue.dialogue_id)
-        goals[key] = goal_domains(dialogue_goal(dialogue, file=file))
-        booked[key] = booked_domains(dialogue, file=file)
+    goals, booked = _goals_and_booked(gold)
     sources: dict[str, str] = {}
     if references is None:
-        refs = {dialogue_key(d.dialogue_id): [turn_reference(t, file=file) for t in d.turns]
-                for d in gold}
+        refs = _derived_references(gold)
         unit = next((t.system_annotations.get("span_unit") for t in gold.turns()), "word")
         sources["references"] = f"{Path(file).name}: {'2.2' if unit == 'char' else '2.1'} span_info"
     else:
@@ -105,6 +97,38 @@ def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
     sources["gold_states"] = (str(gold_states) if gold_states is not None
                               else f"{Path(file).name}: 2.1 metadata")
     return ResponseGold(gold, database, goals, booked, refs, sources, given_states)
+
+
+def _goals_and_booked(gold: GoldSet) -> tuple[dict[str, Mapping[str, GoalDomain]],
+                                               dict[str, list[list[str]]]]:
+    """Goal domains and booked domains per dialogue key, computed once per gold set
+    (``GoldSet.derived``: a leaderboard scores many submissions against one)."""
+    derived = gold.derived.get("mwz_goals_booked")
+    if derived is None:
+        file = gold.source
+        goals: dict[str, Mapping[str, GoalDomain]] = {}
+        booked: dict[str, list[list[str]]] = {}
+        for dialogue in gold:
+            key = dialogue_key(dialogue.dialogue_id)
+            if key in goals:
+                raise GoldDataError("duplicate dialogue id", file=file,
+                                    dialogue=dialogue.dialogue_id)
+            goals[key] = goal_domains(dialogue_goal(dialogue, file=file))
+            booked[key] = booked_domains(dialogue, file=file)
+        derived = gold.derived["mwz_goals_booked"] = (goals, booked)
+    return derived
+
+
+def _derived_references(gold: GoldSet) -> dict[str, list[str]]:
+    """The BLEU reference of every system turn from the gold's own spans
+    (:func:`.delex.turn_reference`), computed once per gold set (``GoldSet.derived``)."""
+    refs = gold.derived.get("mwz_references")
+    if refs is None:
+        file = gold.source
+        refs = gold.derived["mwz_references"] = {
+            dialogue_key(d.dialogue_id): [turn_reference(t, file=file) for t in d.turns]
+            for d in gold}
+    return refs
 
 
 def _turn_lists(source: str | Path, lengths: Mapping[str, int], what: str) -> dict[str, list]:

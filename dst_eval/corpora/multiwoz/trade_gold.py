@@ -346,9 +346,9 @@ _KEEP = 2
 
 
 def load_for(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | None:
-    """trade-dst's gold (:func:`trade_gold`, read-only) for the dialogues of ``gold_set``, read again
-    from the ``data.json`` it was loaded from (its bytes checked against the loader's
-    digest); None for MultiWOZ 2.2 gold (trade-dst never read 2.2: the loader's gold is
+    """trade-dst's gold (:func:`trade_gold`, read-only) for the dialogues of ``gold_set``,
+    read again from the ``data.json`` it was loaded from (its bytes checked against the
+    loader's digest); None for MultiWOZ 2.2 gold (trade-dst never read 2.2: the loader's gold is
     scored); a 2.1 gold set from another layout (mwzeval states) or built in memory is an
     error."""
     if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:  # 2.0 / 2.1 / 2.4

@@ -67,6 +67,7 @@ def read_ldst_files(documents: list[tuple[str, bytes]], source: str,
     """Read result lines from one or more files (shards: a turn's lines may be split across
     them); a (dialogue, turn, domain, slot) line given twice is an error naming both places."""
     table = TurnTable(source, corpus, FORMAT)
+    answers: dict[str, list] = {}  # answer text -> parsed list: most lines say ['NONE']
     turns: dict[tuple[str, int], list[tuple[str, Any]]] = {}
     places: dict[tuple[str, int], str] = {}
     seen: dict[tuple[str, int, str, str], str] = {}
@@ -79,7 +80,10 @@ def read_ldst_files(documents: list[tuple[str, bytes]], source: str,
             if not line.strip():
                 continue
             where = f"line {lineno}" if len(documents) == 1 else f"{file} line {lineno}"
-            dialogue, turn, domain, slot, values = _line(line, where, table)
+            dialogue, turn, domain, slot, answer = _line(line, where, table)
+            values = answers.get(answer)
+            if values is None:
+                values = answers[answer] = _answer(answer, table, where)
             earlier = seen.setdefault((dialogue, turn, domain, slot), where)
             if earlier != where:
                 raise table.error(f"slot {domain}-{slot} is given twice: {earlier} and {where}",
@@ -88,7 +92,7 @@ def read_ldst_files(documents: list[tuple[str, bytes]], source: str,
             pairs = turns.setdefault((dialogue, turn), [])
             if not values or values == [UNSET]:
                 continue
-            pairs.append((f"{domain}-{slot}", values[0] if len(values) == 1 else values))
+            pairs.append((f"{domain}-{slot}", values[0] if len(values) == 1 else list(values)))
     if not places:
         raise table.error("no result lines")
     for (dialogue, turn), pairs in turns.items():
@@ -96,7 +100,8 @@ def read_ldst_files(documents: list[tuple[str, bytes]], source: str,
     return table.build()
 
 
-def _line(line: str, where: str, table: TurnTable) -> tuple[str, int, str, str, list]:
+def _line(line: str, where: str, table: TurnTable) -> tuple[str, int, str, str, str]:
+    """``(dialogue, user turn, domain, slot, answer text)`` of one result line."""
     fields = line.split(SEP, FIELDS - 1)
     if len(fields) != FIELDS:
         raise table.error(f"{where}: expected 7 '|||'-separated fields "
@@ -112,4 +117,4 @@ def _line(line: str, where: str, table: TurnTable) -> tuple[str, int, str, str, 
     else:
         dialogue = table.dialogue_id(raw_dialogue, where)
     turn = table.turn_index(utt, f"{where} utt_index", dialogue) // 2
-    return dialogue, turn, domain, slot, _answer(answer, table, where)
+    return dialogue, turn, domain, slot, answer

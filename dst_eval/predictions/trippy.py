@@ -65,15 +65,17 @@ def read_trippy(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         raw_dialogue, raw_turn = _guid(record.get("guid"), table, place)
         dialogue = table.dialogue_id(raw_dialogue, place)
         turn = table.turn_index(raw_turn, place, dialogue)
-        pairs = [(key[len(PREDICTION):], _unmarked(value)) for key, value in record.items()
-                 if key.startswith(PREDICTION)]
+        pairs, raw_state, embedded, has_gold = [], {}, [], False
+        for key, value in record.items():  # one pass: a record has ~20 fields per slot
+            if key.startswith(PREDICTION):
+                pairs.append((key[len(PREDICTION):], _unmarked(value)))
+                raw_state[key] = value
+            elif key.startswith(GROUNDTRUTH):
+                has_gold = True
+                if type(value) is str and value.strip() and value != "none":
+                    embedded.append(key[len(GROUNDTRUTH):])
         if not pairs:
             raise table.error(f"{place}: no '{PREDICTION}<slot>' fields", dialogue, turn)
-        embedded = [key[len(GROUNDTRUTH):] for key, value in record.items()
-                    if key.startswith(GROUNDTRUTH) and type(value) is str
-                    and value.strip() and value != "none"]
-        has_gold = any(key.startswith(GROUNDTRUTH) for key in record)
-        table.add(dialogue, turn, place, pairs=pairs,
-                  raw_state={k: v for k, v in record.items() if k.startswith(PREDICTION)},
+        table.add(dialogue, turn, place, pairs=pairs, raw_state=raw_state,
                   embedded=embedded if has_gold else None)
     return table.build()

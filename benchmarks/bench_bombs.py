@@ -6,7 +6,8 @@
 Bombs (built in the work directory; gold: ``gold_samples/multiwoz22``, 4 dialogues):
 
 - **gap bomb**: a 35 KB JSONL whose records have ``turn_index`` 10,000 (each leaves a
-  10,000-turn gap) -- 2.2 GB and 17 s before issue 9;
+  10,000-turn gap) -- 2.2 GB and 17 s before issue 9; now refused (exit 3) before any gap
+  is filled (more than 100 gaps per record);
 - **depth bomb**: a 2 MB mwzeval file with one value nested 1,000,000 arrays deep;
 - **huge strings**: a 64 MB mwzeval file of 1 MB slot values (64 of them);
 - **zip bomb in a leaderboard**: a submissions directory holding a ~1 MB zip whose member

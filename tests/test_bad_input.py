@@ -512,9 +512,28 @@ def test_issues_are_bounded_per_kind(tmp_path, sample):
     assert len(issues) == MAX_ISSUES_PER_KIND + 1 == 101
     assert {i.kind for i in issues} == {"hedged_value"}
     assert issues[-1].message.startswith(f"{50 * 40 - 100:,} more hedged_value problems")
-    # a gap bomb: one Issue per dialogue, whatever the gap
-    lines = [json.dumps({"dialogue_id": f"d{i}", "turn_index": 10_000}) for i in range(50)]
+    # gaps: one Issue per dialogue, whatever the gap
+    lines = [json.dumps({"dialogue_id": f"d{i}", "turn_index": 1_999}) for i in range(5)]
     preds = read_predictions(write(tmp_path, "gaps.jsonl", "\n".join(lines)),
                              corpus="multiwoz22")
-    assert len(preds.issues) == 50 and all(len(t) == 10_001 for t in preds.dialogues.values())
-    assert preds.issues[0].message.startswith("10,000 turns without a record (turns 0..9999)")
+    assert len(preds.issues) == 5 and all(len(t) == 2_000 for t in preds.dialogues.values())
+    assert preds.issues[0].message.startswith("1,999 turns without a record (turns 0..1998)")
+
+
+@pytest.mark.parametrize(("name", "lines"), [
+    ("gaps.jsonl", [json.dumps({"dialogue_id": f"d{i}", "turn_index": 10_000, "state": {}})
+                    for i in range(50)]),
+    ("gaps_trade.json", [json.dumps({f"d{i}": {"10000": {"turn_belief": [],
+                                                         "pred_bs_ptr": []}}
+                                     for i in range(50)})]),
+])
+def test_a_turn_index_bomb_is_refused_before_filling_gaps(tmp_path, name, lines):
+    """50 records at turn 10,000 would fill 500,000 turns: more than 100 gaps per record
+    (GAP_BUDGET, at least 10,000 in all) is a prediction error naming the counts."""
+    path = write(tmp_path, name, "\n".join(lines))
+    with pytest.raises(PredictionError, match=r"turn indexes leave 500,000 turns without a "
+                       r"record for 50 records \(at most 10,000"):
+        read_predictions(path, corpus="multiwoz21")
+    one = write(tmp_path, "one_" + name, lines[0] if name.endswith("jsonl") else json.dumps(
+        {"d0": {"10000": {"turn_belief": [], "pred_bs_ptr": []}}}))
+    assert len(read_predictions(one, corpus="multiwoz21").dialogues["d0"]) == 10_001

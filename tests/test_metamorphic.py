@@ -59,7 +59,8 @@ _cache: dict[str, GoldSet] = {}
 
 def subset(gold: GoldSet, n: int) -> GoldSet:
     """The first ``n`` dialogues of ``gold`` (everything else as loaded)."""
-    values = {f.name: getattr(gold, f.name) for f in fields(gold) if f.name != "_by_key"}
+    values = {f.name: getattr(gold, f.name) for f in fields(gold)
+              if f.init and f.name != "_by_key"}
     values["dialogues"] = gold.dialogues[:n]
     return GoldSet(**values)
 

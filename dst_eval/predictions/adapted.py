@@ -27,6 +27,7 @@ from dst_eval.errors import PredictionError
 from dst_eval.predictions.common import (
     MAX_TURN_INDEX,
     MAX_VALUE_CHARS,
+    check_gap_budget,
     check_name_length,
     check_same_dialogue,
     show,
@@ -134,6 +135,8 @@ class TurnTable:
     def build(self) -> PredictionSet:
         if not self.turns:
             raise self.error("no predictions in the file")
+        check_gap_budget([max(turns) + 1 for turns in self.turns.values()],
+                         sum(map(len, self.turns.values())), self.file)
         dialogues: dict[str, list[PredTurn]] = {}
         for dialogue, turns in self.turns.items():
             ordered = []

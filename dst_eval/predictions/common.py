@@ -19,6 +19,11 @@ MAX_VALUE_CHARS = 10_000
 """Longest accepted predicted value (longer ones make fuzzy matching pathological)."""
 MAX_TURN_INDEX = 10_000
 """Largest accepted JSONL ``turn_index`` (gaps are filled, so it bounds memory)."""
+GAP_BUDGET = 100
+"""Turns without a record a file may leave per record it gives (at least
+:data:`MIN_GAP_BUDGET` in all): gaps are filled, so this bounds the memory of a file by its
+size (700 records at ``turn_index`` 10,000 would be 7 million turns)."""
+MIN_GAP_BUDGET = 10_000
 MAX_NAME_CHARS = 1_000
 """Longest accepted dialogue id, domain or slot name (they appear in every message)."""
 
@@ -80,3 +85,16 @@ def check_same_dialogue(seen: dict[str, str], dialogue: str, file: str, where: s
         raise PredictionError(
             f"dialogue ids {show(other)} and {show(dialogue)}{where} name the same dialogue "
             "(ids match case-insensitively, with or without .json)", file=file, dialogue=dialogue)
+
+
+def check_gap_budget(lengths: list[int], records: int, file: str) -> None:
+    """Refuse (exit 3) a file whose dialogues, filled up to their largest turn index
+    (``lengths``), would hold more than :data:`GAP_BUDGET` turns without a record per
+    record given: a turn-index bomb, not predictions (checked before any gap is filled)."""
+    gaps = sum(lengths) - records
+    allowed = max(MIN_GAP_BUDGET, GAP_BUDGET * records)
+    if gaps > allowed:
+        raise PredictionError(
+            f"turn indexes leave {gaps:,} turns without a record for {records:,} records (at "
+            f"most {allowed:,}: {GAP_BUDGET} per record); are the turn indexes right?",
+            file=file)

@@ -8,8 +8,9 @@ Issue ``missing_turn`` per dialogue naming the gaps (so a file of a few lines wi
 ``turn_index`` 10,000 costs pointers, not 10,000 Issues). A key given twice in a record
 is an Issue ``duplicate_key`` (the last value is read; an error under ``--strict``).
 Duplicate ``(dialogue_id, turn_index)`` records, ids that differ
-only by case or ``.json``, and ``turn_index`` values above
-:data:`~dst_eval.predictions.common.MAX_TURN_INDEX` are a :class:`PredictionError`.
+only by case or ``.json``, ``turn_index`` values above
+:data:`~dst_eval.predictions.common.MAX_TURN_INDEX`, and more gaps than
+:data:`~dst_eval.predictions.common.GAP_BUDGET` per record are a :class:`PredictionError`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dst_eval.jsonio import (
 from dst_eval.predictions.common import (
     MAX_NAME_CHARS,
     MAX_TURN_INDEX,
+    check_gap_budget,
     check_same_dialogue,
     describe,
     show,
@@ -140,6 +142,7 @@ def read_jsonl(content: Any, reader: TurnReader, data: bytes | None = None) -> P
                                   "turn", file=file, dialogue=dialogue, turn=index)
         by_dialogue.setdefault(dialogue, {})[index] = reader.turn(record, dialogue, index)
     _check_duplicate_keys(content, data, keys, reader)
+    check_gap_budget([max(turns) + 1 for turns in by_dialogue.values()], len(places), file)
     dialogues: dict[str, list[PredTurn]] = {}
     for dialogue, turns in by_dialogue.items():
         ordered = [_GAP] * (max(turns) + 1)

@@ -283,7 +283,8 @@ def test_profile_applicability_comes_from_the_configs():
               "sgd-official-multiwoz": {"sgd", "multiwoz22"},
               "mwzeval": {"multiwoz22", "multiwoz21"},
               "convlab": {"multiwoz21", "multiwoz22", "sgd", "crosswoz"},
-              "trade": {"crosswoz", "multiwoz21", "multiwoz22"}, "official": {"jmultiwoz"}}
+              "trade": {"crosswoz", "multiwoz21", "multiwoz22"}, "official": {"jmultiwoz"},
+              "trippy": {"multiwoz21"}}  # added since: TripPy's metric, data.json gold
     assert set(PROFILES) == set(former)
     releases = {"multiwoz20", "multiwoz24"}  # the data.json releases: multiwoz21's config
     for profile, expected in former.items():

@@ -14,9 +14,12 @@ marks values taken from the system's informs with a ``§§`` prefix (``"§§chea
 ``"§§ cheap"``): that marker is format markup and is removed, the value after it kept
 verbatim (``metric_bert_dst.py`` does the same before comparing). TripPy's
 spellings (``true``/``false`` of its boolean classes, its tokenisation such as
-``12 : 00``) are kept verbatim too: mapping them is a profile's business. ``class_*``,
-``start_*``, ``end_*`` and ``refer_*`` fields are ignored. ``slot_groundtruth_<slot>``
-is TripPy's gold: never scored, only compared with the gold to check the alignment.
+``12 : 00``) are kept verbatim too: mapping them is a profile's business.
+``PredTurn.raw_state`` keeps every ``slot_prediction_<slot>`` as written (``§§`` marks
+included) and every ``class_prediction_<slot>``: the ``trippy`` profile replays TripPy's
+metric on them. ``start_*``, ``end_*`` and ``refer_*`` fields are ignored.
+``slot_groundtruth_<slot>`` is TripPy's gold: never scored, only compared with the gold
+to check the alignment.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "trippy"
 PREDICTION = "slot_prediction_"
+CLASS_PREDICTION = "class_prediction_"
 GROUNDTRUTH = "slot_groundtruth_"
 INFORM_MARK = "§§"
 
@@ -69,6 +73,8 @@ def read_trippy(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         for key, value in record.items():  # one pass: a record has ~20 fields per slot
             if key.startswith(PREDICTION):
                 pairs.append((key[len(PREDICTION):], _unmarked(value)))
+                raw_state[key] = value
+            elif key.startswith(CLASS_PREDICTION):
                 raw_state[key] = value
             elif key.startswith(GROUNDTRUTH):
                 has_gold = True

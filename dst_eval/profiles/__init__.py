@@ -36,6 +36,7 @@ PROFILES: dict[str, tuple[str, str]] = {
     "mwzeval": ("mwzeval", "score"),
     "convlab": ("convlab", "score"),
     "trade": ("trade", "score"),
+    "trippy": ("trippy", "score"),
     "official": ("jmultiwoz_official", "score"),
 }
 

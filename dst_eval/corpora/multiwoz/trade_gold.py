@@ -299,7 +299,7 @@ def trade_gold(data: Mapping[str, Any], dialogue_ids: Iterable[str], file: str
     return out
 
 
-def _parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
+def parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
     """The parsed ``data.json`` in ``raw`` (the bytes of a ``.json`` file or of a ``.zip``
     holding one) and its name for messages."""
     if path.suffix == ".zip":
@@ -319,15 +319,16 @@ def _parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
     return parse_json_bytes(raw, file=str(path)), str(path)
 
 
-def _source_bytes(gold_set: GoldSet) -> tuple[bytes, str]:
+def source_bytes(gold_set: GoldSet, *, profile: str = "trade", anchor: str = "trade-dst"
+                 ) -> tuple[bytes, str]:
     """The bytes of the file ``gold_set`` was loaded from and their SHA-256, which must be
     the digest the loader recorded (``GoldSet.files``): a file changed since is an error,
-    never a trade gold built from other data than the gold scored."""
+    never a ``profile`` gold built from other data than the gold scored."""
     path = Path(gold_set.source)
     if not path.is_file():
-        raise GoldDataError("the trade profile rebuilds trade-dst's gold from the MultiWOZ "
-                            "2.0/2.1 data.json the gold was read from; it is not a file",
-                            file=gold_set.source)
+        raise GoldDataError(f"the {profile} profile rebuilds {anchor}'s gold from the "
+                            "MultiWOZ 2.0/2.1 data.json the gold was read from; it is not a "
+                            "file", file=gold_set.source)
     raw = read_bytes(path)
     digest = hashlib.sha256(raw).hexdigest()
     recorded = {f.sha256 for f in gold_set.files if Path(f.path) == path}
@@ -353,11 +354,11 @@ def load_for(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | No
     error."""
     if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:  # 2.0 / 2.1 / 2.4
         return None
-    raw, digest = _source_bytes(gold_set)
+    raw, digest = source_bytes(gold_set)
     ids = tuple(d.dialogue_id for d in gold_set)
     built = _BUILT.get((digest, ids))
     if built is None:
-        data, file = _parse_data(raw, Path(gold_set.source))
+        data, file = parse_data(raw, Path(gold_set.source))
         if not isinstance(data, dict) or any(
                 not isinstance(data.get(i), dict) or "log" not in data[i] for i in ids):
             raise GoldDataError("the trade profile needs MultiWOZ 2.0/2.1 data.json gold "

@@ -1,0 +1,159 @@
+"""``--profile trippy`` on MultiWOZ 2.1: TripPy's own labels and ``metric_bert_dst.py``.
+
+Expected numbers: TripPy (trippy-public master as vendored in wise-east/CheckDST 0891e37;
+its one CheckDST line in the variant check, ``joint_pd_slot = joint_gt_slot``, removed, as
+in every other copy) run in a scratch directory on ``../shared/corpora/multiwoz21``:
+``dataset_multiwoz21.py`` ``create_examples`` (the ``DO.example.advanced`` flags, among
+them ``label_value_repetitions``; an empty ``dialogue_acts.json``, which changes no label)
+gave the labels; :func:`pred_res` below wrote ``pred_res`` files from them (with those
+labels as ``slot_groundtruth_*``, which dst-eval never reads, and zeros in the position
+fields); ``metric_bert_dst.py`` ``get_joint_slot_correctness`` over the 30 slots, with its
+``__main__`` product for the joint goal accuracy, gave the numbers. Only the numbers are
+stored here.
+
+Prediction sets (per slot, ``label`` = TripPy's label of the turn, ``last`` = the previous
+turn's, ``h`` = ``len(dialogue) + turn + slot index``):
+
+* ``oracle``: a changed label is predicted with its class (``dontcare``/``true``/``false``,
+  else ``copy_value`` with the label), an unchanged one with class ``none``;
+* ``mixed``: as ``oracle``, except for a changed label other than those words:
+  ``h % 9 == 0``: class ``none`` (missed); ``h % 9 == 1``: ``inform`` with ``§§`` + the
+  label's first token (TripPy credits it as the label); ``h % 9 == 2``: ``inform`` with
+  ``§§ zzz`` (wrong); ``h % 9 == 3``: ``copy_value`` with the label's first variant when
+  it has one (right), else the label + ``x``; ``h % 9 == 4``: ``refer`` with the label
+  unmarked; ``h % 9 == 5``: ``refer`` with ``§§none`` (keeps the state).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dst_eval import evaluate
+from dst_eval.corpora import load_gold
+from dst_eval.corpora.multiwoz import trippy_gold
+from dst_eval.corpora.multiwoz.trippy_labels import CLASS_TYPES, LABEL_MAPS, SLOTS
+from dst_eval.errors import PredictionError
+
+EXPECTED = {
+    "test": {"oracle": 1.0, "mixed": 0.22775366250678242},
+    "dev": {"oracle": 1.0, "mixed": 0.22511880515953836},
+}
+"""Joint goal accuracy from TripPy's metric (module docstring), per split and set."""
+FILES = {"test": "test.json.zip", "dev": "val.json.zip"}
+TURNS = {"test": 7372, "dev": 7365}
+WORDS = ("dontcare", "true", "false")
+
+
+def _class(name: str) -> int:
+    return CLASS_TYPES.index(name)
+
+
+def pred_res(labels: dict[str, list[dict[str, str]]], kind: str, split: str = "test") -> list:
+    """TripPy ``pred_res`` records for ``labels`` ({dialogue: [turn labels]})."""
+    records = []
+    for dialogue, turns in labels.items():
+        state = dict.fromkeys(SLOTS, "none")
+        last = dict.fromkeys(SLOTS, "none")
+        for turn, label_of in enumerate(turns):
+            record: dict = {"guid": [split, dialogue, str(turn)]}
+            for n, slot in enumerate(SLOTS):
+                label = label_of[slot]
+                cls, value = _class("none"), state[slot]
+                if label != last[slot] and label != "none":
+                    if label in WORDS:
+                        cls, value = _class(label), label
+                    else:
+                        cls, value = _class("copy_value"), label
+                        h = (len(dialogue) + turn + n) % 9 if kind == "mixed" else -1
+                        if h == 0:
+                            cls, value = _class("none"), state[slot]
+                        elif h == 1:
+                            cls, value = _class("inform"), "§§" + label.split()[0]
+                        elif h == 2:
+                            cls, value = _class("inform"), "§§ zzz"
+                        elif h == 3:
+                            variants = LABEL_MAPS.get(label)
+                            value = variants[0] if variants else label + "x"
+                        elif h == 4:
+                            cls = _class("refer")
+                        elif h == 5:
+                            cls, value = _class("refer"), "§§none"
+                    state[slot] = value if cls != _class("none") else state[slot]
+                last[slot] = label
+                record[f"slot_prediction_{slot}"] = value
+                record[f"class_prediction_{slot}"] = cls
+                record[f"slot_groundtruth_{slot}"] = label
+                for field in ("class_label_id", "start_pos", "start_prediction", "end_pos",
+                              "end_prediction", "refer_id", "refer_prediction"):
+                    record[f"{field}_{slot}"] = 0
+            records.append(record)
+    return records
+
+
+@pytest.fixture(scope="module")
+def golds(shared_dir: Path) -> dict:
+    return {split: load_gold(shared_dir / "corpora/multiwoz21" / name, corpus="multiwoz21",
+                             split=split) for split, name in FILES.items()}
+
+
+def _labels(gold) -> dict[str, list[dict[str, str]]]:
+    built = trippy_gold.load_for(gold)
+    return {d: [dict(t) for t in turns] for d, turns in built.items()}
+
+
+@pytest.mark.parametrize("split", ["test", "dev"])
+def test_labels_cover_every_turn(golds, split: str) -> None:
+    labels = _labels(golds[split])
+    assert sum(map(len, labels.values())) == TURNS[split]
+    assert len(labels) == len(golds[split].dialogues)
+
+
+@pytest.mark.parametrize(("split", "kind"), [(s, k) for s in FILES for k in ("oracle", "mixed")])
+def test_trippy_profile_reproduces_metric_bert_dst(golds, split: str, kind: str,
+                                                   tmp_path: Path) -> None:
+    gold = golds[split]
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(pred_res(_labels(gold), kind, split)), "utf-8")
+    result = evaluate(path, gold=gold, profile="trippy")
+    assert result.official["Joint goal acc"] == pytest.approx(EXPECTED[split][kind], abs=1e-12)
+    assert result.counts["turns"] == TURNS[split]
+    assert result.signature.as_dict()["gold-as"] == "trippy-label-repetitions"
+
+
+def test_inform_credit_depends_on_the_gold(golds, tmp_path: Path) -> None:
+    """TripPy's gold-dependent credit, by construction: an informed first token of a
+    multi-word label counts as the label under trippy, not under strict."""
+    gold = golds["test"]
+    records = pred_res(_labels(gold), "oracle")
+    oracle = tmp_path / "pred_res.oracle.json"
+    oracle.write_text(json.dumps(records), "utf-8")
+    changed = 0
+    for record in records:
+        for slot in SLOTS:
+            value = record[f"slot_prediction_{slot}"]
+            if (record[f"class_prediction_{slot}"] == _class("copy_value")
+                    and len(value.split()) > 1):
+                record[f"slot_prediction_{slot}"] = "§§" + value.split()[0]
+                record[f"class_prediction_{slot}"] = _class("inform")
+                changed += 1
+    assert changed > 100
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(records), "utf-8")
+    trippy = evaluate(path, gold=gold, profile="trippy")
+    assert trippy.official["Joint goal acc"] == pytest.approx(EXPECTED["test"]["oracle"],
+                                                              abs=1e-12)
+    strict_oracle = evaluate(oracle, gold=gold).scores["joint_goal_accuracy"]
+    strict = evaluate(path, gold=gold).scores["joint_goal_accuracy"]
+    assert strict < strict_oracle - 0.1  # 0.536 vs 0.671: strict never credits a fragment
+
+
+def test_needs_class_predictions(golds, tmp_path: Path) -> None:
+    records = pred_res(_labels(golds["test"]), "oracle")
+    del records[3]["class_prediction_hotel-area"]
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(records), "utf-8")
+    with pytest.raises(PredictionError, match="class_prediction_hotel-area"):
+        evaluate(path, gold=golds["test"], profile="trippy")

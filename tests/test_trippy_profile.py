@@ -35,7 +35,7 @@ from dst_eval import evaluate
 from dst_eval.corpora import load_gold
 from dst_eval.corpora.multiwoz import trippy_gold
 from dst_eval.corpora.multiwoz.trippy_labels import CLASS_TYPES, LABEL_MAPS, SLOTS
-from dst_eval.errors import PredictionError
+from dst_eval.errors import PredictionError, UsageError
 
 EXPECTED = {
     "test": {"oracle": 1.0, "mixed": 0.22775366250678242},
@@ -157,3 +157,20 @@ def test_needs_class_predictions(golds, tmp_path: Path) -> None:
     path.write_text(json.dumps(records), "utf-8")
     with pytest.raises(PredictionError, match="class_prediction_hotel-area"):
         evaluate(path, gold=golds["test"], profile="trippy")
+
+
+def test_dialogue_bootstrap_and_other_formats(golds, tmp_path: Path) -> None:
+    gold = golds["test"]
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(pred_res(_labels(gold), "mixed")), "utf-8")
+    result = evaluate(path, gold=gold, profile="trippy", bootstrap=200, seed=12345)
+    ci = result.confidence_intervals["joint_goal_accuracy"]
+    assert ci["score"] == result.official["Joint goal acc"] == result.scores[
+        "joint_goal_accuracy"]
+    assert ci["resamples"] == 200 and ci["ci_low"] < ci["score"] < ci["ci_high"]
+    assert result.signature.as_dict()["bs"] == "200"
+    plain = tmp_path / "pred.json"  # the same states in the plain format: no classes to replay
+    plain.write_text(json.dumps({d.dialogue_id: [{"state": {}} for _ in d.turns]
+                                 for d in gold}), "utf-8")
+    with pytest.raises(UsageError, match="scores TripPy pred_res files"):
+        evaluate(plain, gold=gold, profile="trippy")

@@ -160,6 +160,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         groups=groups,
         official=official,
         per_turn=per_turn,
+        table=table,
+        metric_objects=metrics,
         notes=notes,
         counts={"turns": len(turns), "dialogues": len(set(ids)), "slots_in_list": n_slots,
                 "trade_left_out": left_out},

@@ -218,6 +218,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                           "agg": "turn", "missing": options.missing},
         official=official,
         per_turn=per_turn,
+        table=table,
+        metric_objects=metrics,
         notes=notes,
         counts={"turns": len(turns), "dialogues": len(set(ids)), "slots_in_list": len(SLOTS),
                 "trippy_left_out": left_out},

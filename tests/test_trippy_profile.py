@@ -174,3 +174,16 @@ def test_dialogue_bootstrap_and_other_formats(golds, tmp_path: Path) -> None:
                                  for d in gold}), "utf-8")
     with pytest.raises(UsageError, match="scores TripPy pred_res files"):
         evaluate(plain, gold=gold, profile="trippy")
+
+
+def test_nothing_predicted_is_refused_then_all_wrong(golds, tmp_path: Path) -> None:
+    gold = golds["test"]
+    records = pred_res({"NO-SUCH-DIALOGUE": [dict.fromkeys(SLOTS, "none")]}, "oracle")
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(records), "utf-8")
+    with pytest.raises(PredictionError, match=f"predictions match 0 of {len(gold):,} dialogues"):
+        evaluate(path, gold=gold, profile="trippy")
+    result = evaluate(path, gold=gold, profile="trippy", min_coverage=0)
+    assert result.scores == {"joint_goal_accuracy": 0.0, "trade_slot_accuracy": 0.0}
+    skipped = evaluate(path, gold=gold, profile="trippy", min_coverage=0, missing="skip")
+    assert skipped.counts["turns"] == 0

@@ -30,21 +30,16 @@ trade-dst's ``utils/mapping.pair`` and ``fix_label.py``, kept as data.
 
 from __future__ import annotations
 
-import hashlib
-import io
 import re
-import zipfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
-from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.multiwoz.loader21 import canonical_key
+from dst_eval.corpora.multiwoz.rebuilt import RebuiltGold
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
-from dst_eval.jsonio import parse_json_bytes, read_bytes
 
 TRADE_DOMAINS = ("taxi", "restaurant", "hospital", "hotel", "attraction", "train", "police")
 """``get_summary_bstate``'s domain order (the state's item order)."""
@@ -299,74 +294,20 @@ def trade_gold(data: Mapping[str, Any], dialogue_ids: Iterable[str], file: str
     return out
 
 
-def parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
-    """The parsed ``data.json`` in ``raw`` (the bytes of a ``.json`` file or of a ``.zip``
-    holding one) and its name for messages."""
-    if path.suffix == ".zip":
-        try:
-            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-                members = [n for n in archive.namelist()
-                           if n.endswith(".json") and not n.startswith("__MACOSX/")]
-                named = [n for n in members if PurePosixPath(n).name == "data.json"]
-                member = members[0] if len(members) == 1 else (named or [None])[0]
-                if member is None:
-                    raise GoldDataError("expected one .json member (or data.json) in the zip",
-                                        file=str(path))
-                file = f"{path}:{member}"
-                return parse_json_bytes(archive.read(member), file=file), file
-        except zipfile.BadZipFile:
-            raise GoldDataError("not a valid zip file", file=str(path)) from None
-    return parse_json_bytes(raw, file=str(path)), str(path)
+def _built(data: Mapping[str, Any], ids: tuple[str, ...], file: str
+           ) -> dict[str, tuple[frozenset[str], ...]]:
+    return {d: tuple(turns) for d, turns in trade_gold(data, ids, file).items()}
 
 
-def source_bytes(gold_set: GoldSet, *, profile: str = "trade", anchor: str = "trade-dst"
-                 ) -> tuple[bytes, str]:
-    """The bytes of the file ``gold_set`` was loaded from and their SHA-256, which must be
-    the digest the loader recorded (``GoldSet.files``): a file changed since is an error,
-    never a ``profile`` gold built from other data than the gold scored."""
-    path = Path(gold_set.source)
-    if not path.is_file():
-        raise GoldDataError(f"the {profile} profile rebuilds {anchor}'s gold from the "
-                            "MultiWOZ 2.0/2.1 data.json the gold was read from; it is not a "
-                            "file", file=gold_set.source)
-    raw = read_bytes(path)
-    digest = hashlib.sha256(raw).hexdigest()
-    recorded = {f.sha256 for f in gold_set.files if Path(f.path) == path}
-    if recorded and digest not in recorded:
-        raise GoldDataError("the file changed since the gold was loaded; load it again",
-                            file=str(path))
-    return raw, digest
-
-
-_BUILT: dict[tuple[str, tuple[str, ...]], Mapping[str, tuple[frozenset[str], ...]]] = {}
-"""The speed device of this module: trade-dst's gold per (SHA-256 of the ``data.json``
-bytes, dialogue ids), so scoring several systems in one process (a leaderboard, the API)
-rebuilds it once (~0.6 s for MultiWOZ 2.1 test). Keyed by content, it cannot serve another
-file's gold; the last :data:`_KEEP` entries are kept."""
-_KEEP = 2
+_REBUILT = RebuiltGold(_built, profile="trade", anchor="trade-dst")
 
 
 def load_for(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | None:
     """trade-dst's gold (:func:`trade_gold`, read-only) for the dialogues of ``gold_set``,
     read again from the ``data.json`` it was loaded from (its bytes checked against the
-    loader's digest); None for MultiWOZ 2.2 gold (trade-dst never read 2.2: the loader's gold is
-    scored); a 2.1 gold set from another layout (mwzeval states) or built in memory is an
-    error."""
+    loader's digest, kept per content: :mod:`.rebuilt`); None for MultiWOZ 2.2 gold
+    (trade-dst never read 2.2: the loader's gold is scored); a 2.1 gold set from another
+    layout (mwzeval states) or built in memory is an error."""
     if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:  # 2.0 / 2.1 / 2.4
         return None
-    raw, digest = source_bytes(gold_set)
-    ids = tuple(d.dialogue_id for d in gold_set)
-    built = _BUILT.get((digest, ids))
-    if built is None:
-        data, file = parse_data(raw, Path(gold_set.source))
-        if not isinstance(data, dict) or any(
-                not isinstance(data.get(i), dict) or "log" not in data[i] for i in ids):
-            raise GoldDataError("the trade profile needs MultiWOZ 2.0/2.1 data.json gold "
-                                "(dialogues with a 'log'); this gold is in another layout",
-                                file=file)
-        built = MappingProxyType({d: tuple(turns)
-                                  for d, turns in trade_gold(data, ids, file).items()})
-        while len(_BUILT) >= _KEEP:
-            _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[(digest, ids)] = built
-    return built
+    return _REBUILT(gold_set)

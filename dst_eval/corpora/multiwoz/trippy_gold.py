@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.multiwoz.trade_gold import DATA_JSON_CORPUS, parse_data, source_bytes
+from dst_eval.corpora.multiwoz.rebuilt import RebuiltGold
+from dst_eval.corpora.multiwoz.trade_gold import DATA_JSON_CORPUS
 from dst_eval.corpora.multiwoz.trippy_labels import LABEL_MAPS, SLOTS
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
@@ -205,32 +205,15 @@ def trippy_gold(data: Mapping[str, Any], dialogue_ids: Iterable[str], file: str
     return out
 
 
-_BUILT: dict[tuple[str, tuple[str, ...]], Mapping[str, tuple[Mapping[str, str], ...]]] = {}
-"""TripPy's gold per (SHA-256 of the ``data.json`` bytes, dialogue ids), like the
-``trade`` gold (:data:`.trade_gold._BUILT`): built once per file content in a process."""
-_KEEP = 2
+_REBUILT = RebuiltGold(trippy_gold, profile="trippy", anchor="TripPy")
 
 
 def load_for(gold_set: GoldSet) -> Mapping[str, tuple[Mapping[str, str], ...]]:
     """TripPy's labels for the dialogues of ``gold_set``, read again from the
     MultiWOZ 2.0/2.1/2.4 ``data.json`` it was loaded from (bytes checked against the
-    loader's digest); other gold is an error."""
+    loader's digest, kept per content: :mod:`.rebuilt`); other gold is an error."""
     if corpus_config(gold_set.corpus).name != DATA_JSON_CORPUS:
         raise GoldDataError("the trippy profile rebuilds TripPy's labels from a MultiWOZ "
                             "2.0/2.1/2.4 data.json; this gold is another corpus",
                             file=gold_set.source)
-    raw, digest = source_bytes(gold_set, profile="trippy", anchor="TripPy")
-    ids = tuple(d.dialogue_id for d in gold_set)
-    built = _BUILT.get((digest, ids))
-    if built is None:
-        data, file = parse_data(raw, Path(gold_set.source))
-        if not isinstance(data, dict) or any(
-                not isinstance(data.get(i), dict) or "log" not in data[i] for i in ids):
-            raise GoldDataError("the trippy profile needs MultiWOZ data.json gold "
-                                "(dialogues with a 'log'); this gold is in another layout",
-                                file=file)
-        built = MappingProxyType(trippy_gold(data, ids, file))
-        while len(_BUILT) >= _KEEP:
-            _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[(digest, ids)] = built
-    return built
+    return _REBUILT(gold_set)

@@ -187,3 +187,17 @@ def test_nothing_predicted_is_refused_then_all_wrong(golds, tmp_path: Path) -> N
     assert result.scores == {"joint_goal_accuracy": 0.0, "trade_slot_accuracy": 0.0}
     skipped = evaluate(path, gold=gold, profile="trippy", min_coverage=0, missing="skip")
     assert skipped.counts["turns"] == 0
+
+
+def test_per_turn_frame_has_the_strict_schema(golds, tmp_path: Path) -> None:
+    gold = golds["test"]
+    path = tmp_path / "pred_res.test.json"
+    path.write_text(json.dumps(pred_res(_labels(gold), "mixed")), "utf-8")
+    frames = {p: evaluate(path, gold=gold, profile=p).to_pandas()
+              for p in ("strict", "trade", "trippy")}
+    schema = {p: [(c, str(t)) for c, t in f.dtypes.items()] for p, f in frames.items()}
+    assert schema["trippy"] == schema["strict"] == schema["trade"]
+    trippy = frames["trippy"]
+    assert len(trippy) == TURNS["test"] and trippy["predicted"].all()
+    assert trippy["joint_goal_correct"].mean() == pytest.approx(EXPECTED["test"]["mixed"],
+                                                                abs=1e-12)

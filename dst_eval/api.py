@@ -18,7 +18,7 @@ from typing import Any
 from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
-from dst_eval.predictions.model import PredictionSet
+from dst_eval.predictions.model import Issue, PredictionSet
 from dst_eval.result import Result
 from dst_eval.signature import Signature
 
@@ -120,6 +120,29 @@ def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
             file=source)
 
 
+def _unset_marker(prediction_set: PredictionSet, alignment, options: EvalOptions,
+                  result: Result) -> None:
+    """One warning when the predictions' format writes a literal for every unset slot
+    (TripPy's ``none``) and the profile, as its anchor does, scores that literal as a value."""
+    from dst_eval.predictions.adapted import UNSET_MARKER
+    from dst_eval.profiles import unset_test
+
+    marker = prediction_set.metadata.get(UNSET_MARKER)
+    if marker is None or unset_test(options.profile, alignment.gold.corpus)(marker):
+        return
+    n = sum(1 for _, pred in alignment.pairs if pred is not None and pred.state
+            for value in pred.state.values() if value == marker)
+    if n:
+        result.issues = [*result.issues, Issue(
+            "unset_marker_scored",
+            f"{prediction_set.format} writes {marker!r} for every unset slot; the "
+            f"{options.profile} profile scores it as a value, as its anchor does: {n:,} "
+            f"predicted {marker!r} values are false positives where the gold is empty (the "
+            f"strict and {prediction_set.format} profiles read it as unset)",
+            file=prediction_set.source)]
+        result.counts["unset_marker_values"] = n
+
+
 def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
     """The surface-form diagnostic (``dst_eval/surface.py``): one warning, no score change."""
     from dst_eval import surface
@@ -132,7 +155,7 @@ def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
     rules = policy_rules(options.normalisation or config.normalisation)
     counts = surface.count(alignment, family=config.family,
                            accepted=surface.accepted_classes(options.profile, rules),
-                           is_unset=unset_for(corpus).test)
+                           is_unset=unset_for(corpus).test, compared=result.compared)
     issue = surface.warning(counts, options.profile)
     if issue is not None:
         result.issues = [*result.issues, issue]
@@ -188,6 +211,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     if prediction_set.has_states:
         score(alignment, options, result)
         _surface_forms(alignment, options, result)
+        _unset_marker(prediction_set, alignment, options, result)
     else:
         result.add(notes=["DST: n/a (the predictions carry no states)"])
     if options.zero_shot_domain:

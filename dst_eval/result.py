@@ -55,6 +55,10 @@ class Result:
     turns: list[tuple[Any, Any]] = field(default_factory=list, repr=False)
     """The aligned ``(GoldTurn, PredTurn | None)`` pairs of the run, in gold order: the
     identifying columns and response texts of :meth:`to_pandas`."""
+    compared: tuple[list, list] | None = field(default=None, repr=False)
+    """The per-turn ``({key: gold variants}, {key: predicted value})`` a profile compared
+    when its gold is not the loader's (``trade`` and ``trippy`` rebuild their anchors'):
+    the surface-form diagnostic (:mod:`dst_eval.surface`) tests these, not the loader's."""
 
     # ---- filling -----------------------------------------------------------------------
     def add(self, scores: Mapping[str, float] | None = None, *,
@@ -67,7 +71,8 @@ class Result:
             per_turn: dict[str, Any] | None = None,
             table: Any = None, metric_objects: Iterable[Any] = (),
             tables: Iterable[tuple[Any, list[Any]]] = (),
-            outcomes: list[Any] | None = None) -> Result:
+            outcomes: list[Any] | None = None,
+            compared: tuple[list, list] | None = None) -> Result:
         """Record what one scorer computed; returns ``self``.
 
         ``scores`` are appended after those already recorded; ``signature_fields`` extend
@@ -98,6 +103,8 @@ class Result:
         self.tables += list(tables)
         if outcomes:
             self.outcomes += outcomes
+        if compared is not None:
+            self.compared = compared
         return self
 
     # ---- reading -----------------------------------------------------------------------

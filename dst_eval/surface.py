@@ -22,7 +22,11 @@ class                  the value equals a gold variant after                acce
 What the profile itself accepts is not counted: ``strict`` accepts the classes its
 ``--norm`` rules cover (``basic``: case/whitespace), ``convlab`` case and whitespace,
 ``mwzeval`` its tables (case-sensitive, as mwzeval); ``trade``, ``official`` and
-``sgd-official`` compare the strings as written (their anchors do). Predicted values the
+``sgd-official`` compare the strings as written (their anchors do). ``trade`` (on
+``data.json``) and ``trippy`` score against the gold they rebuild as their anchors do, so
+their values are tested against that gold (``Result.compared``: a TRADE-normalised ``guest
+house`` is right there, not a spelling variant of 2.1's ``guesthouse``); the other profiles'
+against the loader's. Predicted values the
 strict profile reads as unset (``""``, ``none``, ...) are not values. The counts go into
 one warning line; **no score changes**: it only says which profile or ``--norm`` would
 score those values as right.
@@ -109,9 +113,13 @@ def accepted_classes(profile: str, norm_rules: Iterable[str]) -> frozenset[str]:
 
 
 def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
-          is_unset: Callable[[str], bool]) -> Counter:
+          is_unset: Callable[[str], bool],
+          compared: tuple[list, list] | None = None) -> Counter:
     """Per class, the predicted values that are wrong under the profile (no accepted
-    class and no exact match) but equal a gold variant under that class's comparison."""
+    class and no exact match) but equal a gold variant under that class's comparison.
+
+    ``compared``: the per-turn gold and predicted states the profile itself compared
+    (``Result.compared``), when its gold is not the loader's; else the aligned pairs."""
     tests = _tests(family)
     memo: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
 
@@ -124,11 +132,10 @@ def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
         return matched[0]
 
     counts: Counter = Counter()
-    for gold_turn, pred in alignment.pairs:
-        if pred is None or not pred.state:
-            continue
-        gold_state = gold_turn.state
-        for key, value in pred.state.items():
+    states = (zip(*compared, strict=True) if compared is not None else
+              ((g.state, p.state) for g, p in alignment.pairs if p is not None and p.state))
+    for gold_state, pred_state in states:
+        for key, value in pred_state.items():
             variants = gold_state.get(key)
             if variants is None or not isinstance(value, str) or value in variants:
                 continue

@@ -224,6 +224,11 @@ def test_trade_format_file_reproduces_evaluate_metrics(shared_dir: Path, tmp_pat
     assert result.official["Joint Acc"] == pytest.approx(joint, abs=1e-12)
     assert result.official["Turn Acc"] == pytest.approx(slot_acc, abs=1e-12)
     assert result.official["Joint F1"] == pytest.approx(f1, abs=1e-12)
+    surface = [i for i in result.issues if i.kind == "surface-forms"]
+    if kind == "oracle":  # tested against trade-dst's gold, which TRADE's values equal
+        assert not surface and result.counts.get("surface_forms:spelling/time") is None
+        strict = evaluate(path, gold=gold, pred_format="trade")
+        assert [i for i in strict.issues if i.kind == "surface-forms"]  # 2.1's spellings
 
 
 ZERO_SHOT = {

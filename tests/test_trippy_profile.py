@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 
 from dst_eval import evaluate
@@ -99,6 +100,24 @@ def golds(shared_dir: Path) -> dict:
                              split=split) for split, name in FILES.items()}
 
 
+@pytest.fixture(scope="module")
+def files(golds, tmp_path_factory) -> dict[tuple[str, str], Path]:
+    """The ``pred_res`` files of the module docstring, written once: (split, kind) -> path."""
+    root = tmp_path_factory.mktemp("trippy")
+    out = {}
+    for split in FILES:
+        labels = _labels(golds[split])
+        for kind in ("oracle", "mixed"):
+            out[(split, kind)] = _write(root / f"pred_res.{split}.{kind}.json",
+                                        pred_res(labels, kind, split))
+    return out
+
+
+def _write(path: Path, records: list) -> Path:
+    path.write_bytes(orjson.dumps(records))
+    return path
+
+
 def _labels(gold) -> dict[str, list[dict[str, str]]]:
     built = trippy_gold.load_for(gold)
     return {d: [dict(t) for t in turns] for d, turns in built.items()}
@@ -112,24 +131,22 @@ def test_labels_cover_every_turn(golds, split: str) -> None:
 
 
 @pytest.mark.parametrize(("split", "kind"), [(s, k) for s in FILES for k in ("oracle", "mixed")])
-def test_trippy_profile_reproduces_metric_bert_dst(golds, split: str, kind: str,
-                                                   tmp_path: Path) -> None:
-    gold = golds[split]
-    path = tmp_path / "pred_res.test.json"
-    path.write_text(json.dumps(pred_res(_labels(gold), kind, split)), "utf-8")
-    result = evaluate(path, gold=gold, profile="trippy")
+def test_trippy_profile_reproduces_metric_bert_dst(golds, files, split: str,
+                                                   kind: str) -> None:
+    result = evaluate(files[(split, kind)], gold=golds[split], profile="trippy")
     assert result.official["Joint goal acc"] == pytest.approx(EXPECTED[split][kind], abs=1e-12)
     assert result.counts["turns"] == TURNS[split]
+    if kind == "oracle":  # every slot right against TripPy's labels: nothing to name
+        assert not [i for i in result.issues if i.kind == "surface-forms"]
     assert result.signature.as_dict()["gold-as"] == "trippy-label-repetitions"
 
 
-def test_inform_credit_depends_on_the_gold(golds, tmp_path: Path) -> None:
+def test_inform_credit_depends_on_the_gold(golds, files, tmp_path: Path) -> None:
     """TripPy's gold-dependent credit, by construction: an informed first token of a
     multi-word label counts as the label under trippy, not under strict."""
     gold = golds["test"]
-    records = pred_res(_labels(gold), "oracle")
-    oracle = tmp_path / "pred_res.oracle.json"
-    oracle.write_text(json.dumps(records), "utf-8")
+    oracle = files[("test", "oracle")]
+    records = orjson.loads(oracle.read_bytes())
     changed = 0
     for record in records:
         for slot in SLOTS:
@@ -140,8 +157,7 @@ def test_inform_credit_depends_on_the_gold(golds, tmp_path: Path) -> None:
                 record[f"class_prediction_{slot}"] = _class("inform")
                 changed += 1
     assert changed > 100
-    path = tmp_path / "pred_res.test.json"
-    path.write_text(json.dumps(records), "utf-8")
+    path = _write(tmp_path / "pred_res.test.json", records)
     trippy = evaluate(path, gold=gold, profile="trippy")
     assert trippy.official["Joint goal acc"] == pytest.approx(EXPECTED["test"]["oracle"],
                                                               abs=1e-12)
@@ -150,19 +166,17 @@ def test_inform_credit_depends_on_the_gold(golds, tmp_path: Path) -> None:
     assert strict < strict_oracle - 0.1  # 0.536 vs 0.671: strict never credits a fragment
 
 
-def test_needs_class_predictions(golds, tmp_path: Path) -> None:
-    records = pred_res(_labels(golds["test"]), "oracle")
+def test_needs_class_predictions(golds, files, tmp_path: Path) -> None:
+    records = orjson.loads(files[("test", "oracle")].read_bytes())
     del records[3]["class_prediction_hotel-area"]
-    path = tmp_path / "pred_res.test.json"
-    path.write_text(json.dumps(records), "utf-8")
+    path = _write(tmp_path / "pred_res.test.json", records)
     with pytest.raises(PredictionError, match="class_prediction_hotel-area"):
         evaluate(path, gold=golds["test"], profile="trippy")
 
 
-def test_dialogue_bootstrap_and_other_formats(golds, tmp_path: Path) -> None:
+def test_dialogue_bootstrap_and_other_formats(golds, files, tmp_path: Path) -> None:
     gold = golds["test"]
-    path = tmp_path / "pred_res.test.json"
-    path.write_text(json.dumps(pred_res(_labels(gold), "mixed")), "utf-8")
+    path = files[("test", "mixed")]
     result = evaluate(path, gold=gold, profile="trippy", bootstrap=200, seed=12345)
     ci = result.confidence_intervals["joint_goal_accuracy"]
     assert ci["score"] == result.official["Joint goal acc"] == result.scores[
@@ -189,10 +203,9 @@ def test_nothing_predicted_is_refused_then_all_wrong(golds, tmp_path: Path) -> N
     assert skipped.counts["turns"] == 0
 
 
-def test_per_turn_frame_has_the_strict_schema(golds, tmp_path: Path) -> None:
+def test_per_turn_frame_has_the_strict_schema(golds, files) -> None:
     gold = golds["test"]
-    path = tmp_path / "pred_res.test.json"
-    path.write_text(json.dumps(pred_res(_labels(gold), "mixed")), "utf-8")
+    path = files[("test", "mixed")]
     frames = {p: evaluate(path, gold=gold, profile=p).to_pandas()
               for p in ("strict", "trade", "trippy")}
     schema = {p: [(c, str(t)) for c, t in f.dtypes.items()] for p, f in frames.items()}
@@ -201,3 +214,20 @@ def test_per_turn_frame_has_the_strict_schema(golds, tmp_path: Path) -> None:
     assert len(trippy) == TURNS["test"] and trippy["predicted"].all()
     assert trippy["joint_goal_correct"].mean() == pytest.approx(EXPECTED["test"]["mixed"],
                                                                 abs=1e-12)
+
+
+def test_none_for_unset_is_named_where_a_profile_scores_it(golds, files) -> None:
+    """TripPy writes ``none`` for each unset slot: strict and trippy read it as unset; convlab
+    and mwzeval score it as a value, as their anchors do, and say so in one warning."""
+    gold = golds["test"]
+    path = files[("test", "oracle")]
+    records = orjson.loads(path.read_bytes())
+    nones = sum(1 for r in records for slot in SLOTS if r[f"slot_prediction_{slot}"] == "none")
+    for profile in ("strict", "trippy", "trade", "convlab", "mwzeval"):
+        result = evaluate(path, gold=gold, profile=profile)
+        named = [i for i in result.issues if i.kind == "unset_marker_scored"]
+        if profile in ("convlab", "mwzeval"):
+            assert result.counts["unset_marker_values"] == nones > 100_000
+            assert f"{nones:,} predicted 'none' values" in str(named[0])
+        else:
+            assert not named, profile

@@ -41,6 +41,9 @@ ORDER_ALIGNED = "order_aligned"
 """Metadata key: dialogues are positions (``#0``, ``#1``, ...) in the gold split's order."""
 POSITIONAL = "positional"
 """Metadata key: some dialogues are named ``<gold file><POSITION><index in that file>``."""
+UNSET_MARKER = "unset_marker"
+"""Metadata key: the literal a format writes for every unset slot (TripPy: ``none``); the
+value stays a value, and a profile that scores it as one says so (``api._unset_marker``)."""
 POSITION = "#"
 GAP = PredTurn()
 
@@ -112,7 +115,8 @@ class TurnTable:
 
     def add(self, dialogue: str, turn: int, place: str, *,
             pairs: Iterable[tuple[str, Any]] | None = None, raw_state: Any = None,
-            response: str | None = None, embedded: Iterable[str] | None = None) -> None:
+            response: str | None = None, embedded: Iterable[str] | None = None,
+            extras: Mapping | None = None) -> None:
         """Record one predicted turn (``pairs``: its state as flat key/value pairs)."""
         if dialogue not in self.turns:
             check_same_dialogue(self.seen, dialogue, self.file, f" ({place})")
@@ -125,7 +129,8 @@ class TurnTable:
             state, duplicates = self.state(pairs, dialogue, turn)
         self.turns.setdefault(dialogue, {})[turn] = PredTurn(
             state=state, response=response, duplicates=duplicates,
-            raw_state=raw_state if state is not None else None)
+            raw_state=raw_state if state is not None else None,
+            extras=extras if state is not None else None)
         if embedded is not None:
             reader = self.reader
             flat = reader._flat

@@ -51,6 +51,10 @@ class PredTurn(Struct, frozen=True, gc=False):
     and ``pricerange``): ``{key: (later values, in file order)}``; ``state`` holds the
     first. A profile that reads the first as unset scores the next one it does not
     (:meth:`dst_eval.normalize.Unset.items`). None when no slot was repeated."""
+    extras: Mapping | None = None
+    """Fields of a system's own output that a compatibility profile replays, as written
+    (TripPy: ``slot_prediction_<slot>`` with its ``§§`` marks and ``class_prediction_<slot>``,
+    for ``--profile trippy``); never a state, never read by another profile."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,8 @@ def _respell_states(predictions: PredictionSet, corpus: str) -> None:
                 turns[i] = PredTurn(state=state, requested_slots=turn.requested_slots,
                                     active_intents=turn.active_intents, response=turn.response,
                                     active_domains=turn.active_domains, frames=turn.frames,
-                                    raw_state=turn.raw_state, duplicates=turn.duplicates)
+                                    raw_state=turn.raw_state, duplicates=turn.duplicates,
+                                    extras=turn.extras)
 
 
 ADAPTERS = {

@@ -15,9 +15,10 @@ marks values taken from the system's informs with a ``§§`` prefix (``"§§chea
 verbatim (``metric_bert_dst.py`` does the same before comparing). TripPy's
 spellings (``true``/``false`` of its boolean classes, its tokenisation such as
 ``12 : 00``) are kept verbatim too: mapping them is a profile's business.
-``PredTurn.raw_state`` keeps every ``slot_prediction_<slot>`` as written (``§§`` marks
+``PredTurn.extras`` keeps every ``slot_prediction_<slot>`` as written (``§§`` marks
 included) and every ``class_prediction_<slot>``: the ``trippy`` profile replays TripPy's
-metric on them. ``start_*``, ``end_*`` and ``refer_*`` fields are ignored.
+metric on them; no other profile reads them (``raw_state`` is None: the state is the
+canonical one above). ``start_*``, ``end_*`` and ``refer_*`` fields are ignored.
 ``slot_groundtruth_<slot>`` is TripPy's gold: never scored, only compared with the gold
 to check the alignment.
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require
+from dst_eval.predictions.adapted import UNSET_MARKER, TurnTable, require
 from dst_eval.predictions.common import show
 from dst_eval.predictions.model import PredictionSet
 
@@ -60,28 +61,53 @@ def _guid(raw: Any, table: TurnTable, place: str) -> tuple[str, str]:
     return "-".join(str(p) for p in parts[1:-1]), str(parts[-1])
 
 
+class _Layout:
+    """The fields of a record that are read, found by one scan of a record's keys and
+    reused for the next records with the same keys in the same order (TripPy writes ~10
+    fields per slot, alike in every record): ``(slot, key)`` of its predictions, classes
+    and gold, in file order."""
+
+    __slots__ = ("keys", "predictions", "classes", "gold")
+
+    def __init__(self, record: dict) -> None:
+        self.keys = tuple(record)
+        self.predictions: list[tuple[str, str]] = []
+        self.classes: list[str] = []
+        self.gold: list[tuple[str, str]] = []
+        for key in record:
+            head = key[:5]  # "slot_" or "class": the fields read; the rest are skipped
+            if head == "slot_":
+                if key.startswith(PREDICTION):
+                    self.predictions.append((key[len(PREDICTION):], key))
+                elif key.startswith(GROUNDTRUTH):
+                    self.gold.append((key[len(GROUNDTRUTH):], key))
+            elif head == "class" and key.startswith(CLASS_PREDICTION):
+                self.classes.append(key)
+
+    def fits(self, record: dict) -> bool:
+        return len(record) == len(self.keys) and tuple(record) == self.keys
+
+
 def read_trippy(obj: Any, file: str, corpus: str | None) -> PredictionSet:
     table = TurnTable(file, corpus, FORMAT)
+    table.metadata[UNSET_MARKER] = "none"  # run_dst.py: every slot, "none" when unset
     require(obj, list, "TripPy predictions (a list of per-turn records)", table)
+    layout: _Layout | None = None
     for n, record in enumerate(obj):
         place = f"record {n}"
         require(record, dict, place, table)
         raw_dialogue, raw_turn = _guid(record.get("guid"), table, place)
         dialogue = table.dialogue_id(raw_dialogue, place)
         turn = table.turn_index(raw_turn, place, dialogue)
-        pairs, raw_state, embedded, has_gold = [], {}, [], False
-        for key, value in record.items():  # one pass: a record has ~20 fields per slot
-            if key.startswith(PREDICTION):
-                pairs.append((key[len(PREDICTION):], _unmarked(value)))
-                raw_state[key] = value
-            elif key.startswith(CLASS_PREDICTION):
-                raw_state[key] = value
-            elif key.startswith(GROUNDTRUTH):
-                has_gold = True
-                if type(value) is str and value.strip() and value != "none":
-                    embedded.append(key[len(GROUNDTRUTH):])
-        if not pairs:
+        if layout is None or not layout.fits(record):
+            layout = _Layout(record)  # in the record's own key order
+        if not layout.predictions:
             raise table.error(f"{place}: no '{PREDICTION}<slot>' fields", dialogue, turn)
-        table.add(dialogue, turn, place, pairs=pairs, raw_state=raw_state,
-                  embedded=embedded if has_gold else None)
+        pairs = [(slot, _unmarked(record[key])) for slot, key in layout.predictions]
+        extras = {key: record[key] for _, key in layout.predictions}
+        extras.update({key: record[key] for key in layout.classes})
+        embedded = [slot for slot, key in layout.gold
+                    if type(value := record[key]) is str and value.strip() and value != "none"]
+        table.add(dialogue, turn, place, pairs=pairs, extras=extras,
+                  embedded=embedded if layout.gold else None)
     return table.build()

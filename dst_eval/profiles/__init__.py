@@ -20,7 +20,7 @@ from dst_eval.errors import UsageError
 if TYPE_CHECKING:
     from dst_eval.result import Result
 
-__all__ = ["PROFILES", "ProfileFn", "breakdowns_of", "get_profile"]
+__all__ = ["PROFILES", "ProfileFn", "breakdowns_of", "get_profile", "unset_test"]
 
 
 ProfileFn = Callable[..., "Result"]
@@ -68,3 +68,18 @@ def get_profile(name: str, corpus: str) -> ProfileFn:
     except ModuleNotFoundError as exc:
         raise UsageError(f"profile {name!r} is not available in this version") from exc
     return getattr(module, fn_name)
+
+
+def unset_test(profile: str, corpus: str) -> Callable[[str], bool]:
+    """Which predicted strings leave a slot unset under ``profile``, as its anchor reads
+    them: the profile module's ``unset_for(corpus)`` or ``UNSET``; a module with neither
+    (``mwzeval``, ``sgd-official``) scores every string as a value."""
+    module = importlib.import_module(f"{__name__}.{PROFILES[profile][0]}")
+    if hasattr(module, "unset_for"):
+        return module.unset_for(corpus).test
+    unset = getattr(module, "UNSET", None)
+    return unset.test if unset is not None else _never
+
+
+def _never(value: str) -> bool:
+    return False

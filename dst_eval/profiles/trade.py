@@ -94,6 +94,16 @@ def _dontcare(items: frozenset[str], dontcare: str) -> set[str]:
     return {i for i in items if i.split("-", 2)[2] != DONTCARE}
 
 
+def _by_slot(gold: list[set[str]], pred: list[set[str]]
+             ) -> tuple[list[dict[str, tuple[str]]], list[dict[str, str]]]:
+    """The item sets as per-slot states (``"domain-slot-value"``: keys hold one ``-``), for
+    the surface-form diagnostic against trade-dst's gold."""
+    def split(items: set[str]) -> dict[str, str]:
+        parts = [i.split("-", 2) for i in items]
+        return {f"{p[0]}-{p[1]}": p[2] for p in parts if len(p) == 3}
+    return [{k: (v,) for k, v in split(g).items()} for g in gold], [split(p) for p in pred]
+
+
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     pairs = scored_pairs(alignment, options)
@@ -160,6 +170,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         groups=groups,
         official=official,
         per_turn=per_turn,
+        compared=_by_slot(gold, pred) if trade is not None else None,
         table=table,
         metric_objects=metrics,
         notes=notes,

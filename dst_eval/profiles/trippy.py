@@ -32,6 +32,7 @@ file that omits a dialogue's turn 0 does not inherit the previous dialogue's sta
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -43,13 +44,16 @@ from dst_eval.errors import PredictionError, UsageError
 from dst_eval.metrics import turn_table
 from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy
-from dst_eval.normalize import Normalizer
+from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
 from dst_eval.profiles.strict import scored_pairs
 from dst_eval.result import Result
 
 NONE = "none"
+UNSET = Unset("none")
+"""TripPy's ``none`` leaves a slot unset (its classes replay the state; here only for the
+unset-marker diagnostic, :func:`dst_eval.profiles.unset_test`)."""
 SPECIAL = frozenset({"none", "dontcare", "true", "false"})
 INFORM_MARK = "§§"
 PREDICTION, CLASS_PREDICTION = "slot_prediction_", "class_prediction_"
@@ -57,8 +61,10 @@ OFFICIAL_NAMES = {"joint_goal_accuracy": "Joint goal acc",
                   "trade_slot_accuracy": "mean joint value acc"}
 
 
+@lru_cache(maxsize=1 << 16)
 def metric_tokens(text: str) -> str:
-    """TripPy's metric tokenisation (``metric_bert_dst.py`` ``tokenize``)."""
+    """TripPy's metric tokenisation (``metric_bert_dst.py`` ``tokenize``); kept per text
+    (a run tokenises each of 30 slots per turn: mostly ``none`` and repeated values)."""
     if "\u0120" in text:
         text = text.replace(" ", "").replace("\u0120", " ").strip()
     return " ".join(trippy_gold.split_tokens(text))
@@ -122,8 +128,8 @@ def _is_right(label: str, state: str) -> bool:
 
 
 def _record(pred: PredTurn, slot: str, where: dict) -> tuple[str, int]:
-    raw = pred.raw_state
-    value, cls = raw.get(PREDICTION + slot), raw.get(CLASS_PREDICTION + slot)
+    fields = pred.extras
+    value, cls = fields.get(PREDICTION + slot), fields.get(CLASS_PREDICTION + slot)
     if type(value) is not str or type(cls) is not int or not 0 <= cls < len(CLASS_TYPES):
         raise PredictionError(
             f"the trippy profile needs '{PREDICTION}{slot}' (a string) and "
@@ -162,7 +168,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         if gold.dialogue_id != dialogue or gold.turn_index == 0:
             dialogue, state = gold.dialogue_id, dict.fromkeys(SLOTS, NONE)
         label_of = turn_labels[gold.turn_index]
-        has = pred is not None and pred.raw_state is not None
+        has = pred is not None and pred.extras is not None
         g_state: dict[str, tuple[str]] = {}
         p_state: dict[str, str] = {}
         wrong = 0
@@ -218,6 +224,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                           "agg": "turn", "missing": options.missing},
         official=official,
         per_turn=per_turn,
+        compared=(gold_states, pred_states),
         table=table,
         metric_objects=metrics,
         notes=notes,

@@ -24,12 +24,11 @@ What the profile itself accepts is not counted: ``strict`` accepts the classes i
 ``mwzeval`` its tables (case-sensitive, as mwzeval); ``trade``, ``official`` and
 ``sgd-official`` compare the strings as written (their anchors do). ``trade`` (on
 ``data.json``) and ``trippy`` score against the gold they rebuild as their anchors do, so
-their values are tested against that gold (``Result.compared``: a TRADE-normalised ``guest
-house`` is right there, not a spelling variant of 2.1's ``guesthouse``); the other profiles'
-against the loader's. Predicted values the
-strict profile reads as unset (``""``, ``none``, ...) are not values. The counts go into
-one warning line; **no score changes**: it only says which profile or ``--norm`` would
-score those values as right.
+their values are tested against that gold (``Result.compared``: a TRADE-normalised
+``guest house`` is right there, not a spelling variant of 2.1's ``guesthouse``); the
+other profiles' against the loader's. Predicted values the strict profile reads as unset
+(``""``, ``none``, ...) are not values. The counts go into one warning line; **no score
+changes**: it only says which profile or ``--norm`` would score those values as right.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ examples:
   dst-eval preds_dir/ --gold dstc8-schema-guided-dialogue --split dev \\
       --profile sgd-official --format json --output metrics.json
   dst-eval preds.jsonl --gold CrossWOZ/test.json.zip --profile trade
+  dst-eval pred_res.test.final.json --gold MULTIWOZ2.1/data.json --split test --profile trippy
   dst-eval validate preds.json --gold gold_samples/multiwoz22
   dst-eval preds.json --gold MultiWOZ_2.2 --split test --bootstrap 1000
   dst-eval compare base.json system.json --gold MultiWOZ_2.2 --split test --test both
@@ -47,7 +48,8 @@ examples:
 scales: JSON and CSV hold fractions in [0, 1]; the table, text, markdown and -b show them
   as percentages; BLEU and combined are in points (0-100); counts are integers.
 profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
-  trade (CrossWOZ), official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
+  trade (MultiWOZ 2.0/2.1, CrossWOZ), trippy (TripPy pred_res files on MultiWOZ 2.0/2.1),
+  official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
   3 invalid predictions, 4 gold data problem.
 """
 

@@ -77,9 +77,7 @@ MAPS: dict[str, tuple[str, ...]] = {metric_tokens(k): tuple(metric_tokens(v) for
 
 def _contains(text: str, part: str) -> bool:
     """TripPy's ``is_in_list(text, part)``: ``part``'s tokens as a run in ``text``'s."""
-    whole, wanted = trippy_gold.split_tokens(text), trippy_gold.split_tokens(part)
-    width = len(wanted)
-    return any(whole[i:i + width] == wanted for i in range(len(whole) + 1 - width))
+    return trippy_gold.has_run(trippy_gold.split_tokens(text), trippy_gold.split_tokens(part))
 
 
 def _overlap(a: str, b: str) -> bool:
@@ -127,20 +125,24 @@ def _is_right(label: str, state: str) -> bool:
     return label == state or (label not in SPECIAL and state in MAPS.get(label, ()))
 
 
-def _record(pred: PredTurn, slot: str, where: dict) -> tuple[str, int]:
-    fields = pred.extras
-    value, cls = fields.get(PREDICTION + slot), fields.get(CLASS_PREDICTION + slot)
-    if type(value) is not str or type(cls) is not int or not 0 <= cls < len(CLASS_TYPES):
-        raise PredictionError(
-            f"the trippy profile needs '{PREDICTION}{slot}' (a string) and "
-            f"'{CLASS_PREDICTION}{slot}' (a class index 0-{len(CLASS_TYPES) - 1}), as "
-            f"TripPy's run_dst.py writes them; found {value!r} and {cls!r}", **where)
-    return metric_tokens(value), cls
-
-
 def _key(slot: str) -> str:
     """TripPy's slot name as a canonical key (``hotel-book_people`` -> ``hotel-bookpeople``)."""
     return slot.lower().replace("_", "")
+
+
+_FIELDS = tuple((slot, PREDICTION + slot, CLASS_PREDICTION + slot, _key(slot)) for slot in SLOTS)
+"""Per slot of TripPy's list: its name, its two fields in a record and its canonical key."""
+
+
+def _record(pred: PredTurn, value_field: str, class_field: str, where: dict
+            ) -> tuple[str, int]:
+    value, cls = pred.extras.get(value_field), pred.extras.get(class_field)
+    if type(value) is not str or type(cls) is not int or not 0 <= cls < len(CLASS_TYPES):
+        raise PredictionError(
+            f"the trippy profile needs '{value_field}' (a string) and "
+            f"'{class_field}' (a class index 0-{len(CLASS_TYPES) - 1}), as "
+            f"TripPy's run_dst.py writes them; found {value!r} and {cls!r}", **where)
+    return metric_tokens(value), cls
 
 
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
@@ -173,10 +175,10 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         p_state: dict[str, str] = {}
         wrong = 0
         where = {"file": file, "dialogue": gold.dialogue_id, "turn": gold.turn_index}
-        for n, slot in enumerate(SLOTS):
+        for n, (slot, value_field, class_field, key) in enumerate(_FIELDS):
             label = metric_tokens(label_of[slot])
             if has:
-                value, cls = _record(pred, slot, where)
+                value, cls = _record(pred, value_field, class_field, where)
                 try:
                     state[slot] = _update(state[slot], cls, value, label)
                 except ValueError as exc:
@@ -185,10 +187,10 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
             right[n] += ok
             wrong += not ok
             if label != NONE:
-                g_state[_key(slot)] = (label,)
+                g_state[key] = (label,)
             shown = label if ok else state[slot]
             if shown != NONE:
-                p_state[_key(slot)] = shown
+                p_state[key] = shown
         gold_states.append(g_state)
         pred_states.append(p_state)
         errors.append(wrong)

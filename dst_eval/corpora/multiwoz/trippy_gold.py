@@ -117,14 +117,17 @@ def normalize_label(slot: str, value: Any) -> Any:
     return value
 
 
+def has_run(tokens: list[str], wanted: list[str]) -> bool:
+    """``wanted`` as a run of consecutive ``tokens`` (an empty run is in every list): TripPy's
+    ``get_token_pos`` / ``is_in_list`` test."""
+    width = len(wanted)
+    return any(tokens[i:i + width] == wanted for i in range(len(tokens) + 1 - width))
+
+
 def _occurs(tokens: list[str], value: str) -> bool:
-    """``value`` (or one of its label variants) as a token sequence in ``tokens``."""
-    for candidate in (value, *LABEL_MAPS.get(value, ())):
-        wanted = split_tokens(candidate)
-        width = len(wanted)
-        if any(tokens[i:i + width] == wanted for i in range(len(tokens) + 1 - width)):
-            return True
-    return False
+    """``value`` (or one of its label variants) as a token run in ``tokens``."""
+    return any(has_run(tokens, split_tokens(candidate))
+               for candidate in (value, *LABEL_MAPS.get(value, ())))
 
 
 _SLOT_SET = frozenset(SLOTS)
@@ -170,15 +173,10 @@ def dialogue_labels(log: list[Any]) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for text, changed in turns:
         tokens: list[str] | None = None
-        for slot in SLOTS:
-            if slot in changed:
-                value = changed[slot]
-            elif slot in mentioned:
-                continue  # its label is already its last value
-            else:
+        for slot in SLOTS:  # an unchanged slot keeps its label; a cleared one (none) too
+            if slot not in changed or changed[slot] == NONE:
                 continue
-            if value == NONE:
-                continue
+            value = changed[slot]
             if slot in mentioned and value not in ("dontcare", "true", "false"):
                 if tokens is None:
                     tokens = utterance_tokens(text)

@@ -216,18 +216,21 @@ def test_per_turn_frame_has_the_strict_schema(golds, files) -> None:
                                                                 abs=1e-12)
 
 
-def test_none_for_unset_is_named_where_a_profile_scores_it(golds, files) -> None:
+def test_none_for_unset_is_named_where_a_profile_scores_it(golds, files,
+                                                          tmp_path: Path) -> None:
     """TripPy writes ``none`` for each unset slot: strict and trippy read it as unset; convlab
     and mwzeval score it as a value, as their anchors do, and say so in one warning."""
     gold = golds["test"]
-    path = files[("test", "oracle")]
-    records = orjson.loads(path.read_bytes())
+    kept = {d.dialogue_id for d in gold.dialogues[:150]}  # a part scores the same way
+    records = [r for r in orjson.loads(files[("test", "oracle")].read_bytes())
+               if r["guid"][1] in kept]
+    path = _write(tmp_path / "pred_res.test.json", records)
     nones = sum(1 for r in records for slot in SLOTS if r[f"slot_prediction_{slot}"] == "none")
     for profile in ("strict", "trippy", "trade", "convlab", "mwzeval"):
-        result = evaluate(path, gold=gold, profile=profile)
+        result = evaluate(path, gold=gold, profile=profile, min_coverage=0.1)
         named = [i for i in result.issues if i.kind == "unset_marker_scored"]
         if profile in ("convlab", "mwzeval"):
-            assert result.counts["unset_marker_values"] == nones > 100_000
+            assert result.counts["unset_marker_values"] == nones > 20_000
             assert f"{nones:,} predicted 'none' values" in str(named[0])
         else:
             assert not named, profile

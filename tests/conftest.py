@@ -18,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from dst_eval.cli.app import GC_THRESHOLD
+from dst_eval.cli.app import BLAS_THREADS, GC_THRESHOLD
+
+# Every test process runs numpy's BLAS on one thread, as the ``dst-eval`` command does (set
+# here, before any test module imports numpy): otherwise two workers on two cores each
+# start busy-waiting BLAS threads.
+for _name, _value in BLAS_THREADS.items():
+    os.environ.setdefault(_name, _value)
 
 # Every test process collects as rarely as the ``dst-eval`` command does: a worker holds
 # the session's corpora (millions of acyclic objects) that Python's default thresholds

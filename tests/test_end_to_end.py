@@ -137,6 +137,24 @@ def test_help_and_version(capsys):
     assert "examples:" in capsys.readouterr().out
 
 
+def test_the_command_process_runs_one_blas_thread_unless_the_user_says(monkeypatch):
+    """``run()`` (the console script) sets numpy's BLAS threads to 1 before numpy loads, and
+    keeps a value the user's environment gives."""
+    import os
+
+    from dst_eval.cli import app
+
+    monkeypatch.setattr(app, "main", lambda: 0)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored afterwards")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    with pytest.raises(SystemExit) as exited:
+        app.run()
+    assert exited.value.code == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    assert os.environ["MKL_NUM_THREADS"] == "4"
+
+
 def test_bad_responses_are_reported_and_scored_as_empty(tmp_path, mwz22_gold):
     predictions = oracle_predictions(mwz22_gold)
     first = sorted(predictions)[0]

@@ -312,6 +312,13 @@ def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None
     (lambda d: d[2].pop("turns"), "without a 'turns' list", "sample_003", None),
     (lambda d: d[0]["turns"][0]["frames"][0]["state"].pop("slot_values"),
      "missing key 'slot_values'", "sample_001", 0),
+    (lambda d: d[0]["turns"][2].update(frames={"service": "Cafes_1"}),
+     r"position 2 in 'turns'\): 'frames' is not a list", "sample_001", 1),
+    (lambda d: d[0]["turns"][2]["frames"][0].update(slots=[{"slot": 3}]),
+     r"position 2 in 'turns'\): Expected `str`, got `int` - at `frames\[0\].slots\[0\].slot`",
+     "sample_001", 1),
+    (lambda d: d[0]["turns"][2]["frames"][0]["state"]["slot_values"].update(city=None),
+     "slot 'city' has null as its value list", "sample_001", 1),
 ])
 def test_reader_structural_errors(tmp_path: Path, native: list[dict], mutate, message: str,
                                   dialogue: str | None, turn: int | None) -> None:
@@ -321,6 +328,24 @@ def test_reader_structural_errors(tmp_path: Path, native: list[dict], mutate, me
         read_sgd_frame_predictions(path)
     assert info.value.dialogue == dialogue and info.value.turn == turn
     assert info.value.file == str(path)
+
+
+def test_system_frames_are_never_read(tmp_path: Path, sample_dir: Path,
+                                      native: list[dict]) -> None:
+    """System frames hold no state: junk in them changes neither the gold nor the
+    predictions (they are skipped as JSON text, never decoded)."""
+    gold = sgd.load(sample_dir)
+    predictions = read_sgd_frame_predictions(_write(tmp_path / "p.json", native))
+    system = native[0]["turns"][1]
+    assert system["speaker"] == "SYSTEM"
+    system["frames"] = [{"slots": "junk", "state": 7, "service": ["not", "a", "name"]}]
+    shutil.copy(sample_dir / "schema.json", tmp_path / "schema.json")
+    _write(tmp_path / "dialogues_001.json", native)
+    assert sgd.load(tmp_path / "dialogues_001.json").dialogues == gold.dialogues
+    junk = read_sgd_frame_predictions(_write(tmp_path / "q.json", native))
+    assert junk.dialogues == predictions.dialogues
+    assert ([(i.kind, i.message, i.dialogue, i.turn) for i in junk.issues]
+            == [(i.kind, i.message, i.dialogue, i.turn) for i in predictions.issues])
 
 
 def test_reader_rejects_non_dialogue_documents(tmp_path: Path) -> None:

@@ -37,35 +37,26 @@ def _raw_slot_values(data: bytes) -> tuple[int, int]:
     return len(chunks) - 1, quotes
 
 
-def _decoded_counts(dialogues: list) -> tuple[int, int, int, int]:
-    """``(slot_values objects, keys and values in them, active intents, requested-slot
-    lists)``."""
-    objects = slots = intents = requested = 0
-    for dialogue in dialogues:
-        for turn in dialogue.turns or ():
-            for frame in turn.frames or ():
-                state = frame.state
-                if state is None:
-                    continue
-                if state.active_intent is not None:
-                    intents += 1
-                if state.requested_slots is not None:
-                    requested += 1
-                values = state.slot_values
-                if values is not None:
-                    objects += 1
-                    slots += len(values) + sum(map(len, values.values()))
-    return objects, slots, intents, requested
+class DecodedKeys:
+    """What the reader decoded, counted as it builds the turns: ``slot_values`` objects,
+    the keys and values in them, active intents and requested-slot lists."""
+
+    def __init__(self) -> None:
+        self.objects = self.strings = self.intents = self.requested = 0
+
+    def add(self, strings: int, intent: bool, requested: bool) -> None:
+        """One decoded ``slot_values`` object holding ``strings`` keys and values."""
+        self.objects += 1
+        self.strings += strings
+        self.intents += intent
+        self.requested += requested
 
 
-def may_repeat_keys(data: bytes, document: Any) -> bool:
-    """False only when no key the reader uses can have been given twice."""
-    if isinstance(document, dict):
-        return True  # its top-level keys are dialogue ids: check them exactly
-    objects, slots, intents, requested = _decoded_counts(document)
-    if _raw_slot_values(data) != (objects, 2 * slots):
+def may_repeat_keys(data: bytes, decoded: DecodedKeys) -> bool:
+    """False only when no key the reader uses can have been given twice in ``data``."""
+    if _raw_slot_values(data) != (decoded.objects, 2 * decoded.strings):
         return True
-    return data.count(_NAMES[0]) > intents or data.count(_NAMES[1]) > requested
+    return data.count(_NAMES[0]) > decoded.intents or data.count(_NAMES[1]) > decoded.requested
 
 
 def report_duplicate_keys(data: bytes, document: Any,

@@ -26,9 +26,11 @@ without ``service`` or ``state``, a state without ``slot_values`` -- raise
 in the PredictionSet; the message adds the position in ``turns``).
 
 Speed: a file is decoded in one typed pass (:mod:`msgspec`) that keeps only these fields
-and skips the rest (utterances, actions, service results); only a file that does not fit
-the types (odd values, structural problems) is parsed generically and repaired or
-diagnosed first (:func:`_repaired`). What repeats is shared: a frame state equal to the
+and skips the rest (utterances, actions, service results); a turn's ``frames`` stay JSON
+text until the speaker is known, so only USER frames are ever decoded. USER frames that do
+not fit the types (odd values) are parsed generically and repaired with Issues
+(:meth:`_Builder._user_frames`); a file whose structure does not fit is diagnosed
+(:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
 the previous turn's state mappings, intent maps and service tuples, and (per file) names,
 intents and value tuples.
@@ -55,7 +57,7 @@ from dst_eval.jsonio import (
     parse_json_bytes,
     read_bytes,
 )
-from dst_eval.predictions.duplicates import may_repeat_keys, report_duplicate_keys
+from dst_eval.predictions.duplicates import DecodedKeys, may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 
 FORMAT = "sgd"
@@ -119,8 +121,11 @@ class _Frame(Struct, gc=False):
 
 
 class _Turn(Struct, gc=False):
+    """``frames`` stays JSON text until the builder knows the speaker: system frames are
+    skipped, never built."""
+
     speaker: Any = None
-    frames: tuple[_Frame, ...] | None = None
+    frames: msgspec.Raw = msgspec.Raw(b"null")
 
 
 class _Dialogue(Struct, gc=False):
@@ -130,6 +135,7 @@ class _Dialogue(Struct, gc=False):
 
 _Document = list[_Dialogue] | dict[str, _Dialogue]
 _DECODER = msgspec.json.Decoder(_Document)
+_FRAMES = msgspec.json.Decoder(tuple[_Frame, ...] | None)
 
 
 # --------------------------------------------------------------------------- issues
@@ -174,6 +180,7 @@ class _Builder:
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.decoded = DecodedKeys()
 
     def dialogue(self, dialogue_id: str, record: _Dialogue) -> list[PredTurn]:
         turns = record.turns
@@ -189,7 +196,7 @@ class _Builder:
                     self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'")
                 continue
             index = len(out)
-            frames_in = turn.frames
+            frames_in = self._user_frames(turn.frames, dialogue_id, index, raw_index)
             if frames_in is None:
                 self._fail(dialogue_id, index, raw_index, "missing key 'frames'")
             try:
@@ -207,6 +214,27 @@ class _Builder:
             requested, intents, services = self._turn_sets(frames)
             out.append(PredTurn(flat, requested, intents, None, services, frames))
         return out
+
+    def _user_frames(self, raw: msgspec.Raw, dialogue_id: str, index: int, raw_index: int
+                     ) -> tuple[_Frame, ...] | None:
+        """A USER turn's ``frames``: decoded typed; when they do not fit, parsed generically,
+        their odd slot values repaired with Issues (:func:`_repair_values`), then converted."""
+        try:
+            return _FRAMES.decode(raw)
+        except msgspec.ValidationError:
+            pass
+        frames = msgspec.json.decode(raw)
+        if not isinstance(frames, list):
+            self._fail(dialogue_id, index, raw_index, "'frames' is not a list")
+        try:
+            for frame in frames:
+                state = frame.get("state") if isinstance(frame, dict) else None
+                if isinstance(state, dict) and isinstance(state.get("slot_values"), dict):
+                    _repair_values(state["slot_values"], self.tally, dialogue_id, index)
+            return msgspec.convert(frames, tuple[_Frame, ...])
+        except (TypeError, ValueError, AttributeError) as exc:
+            detail = str(exc).replace("`$", "`frames", 1)
+            self._fail(dialogue_id, index, raw_index, detail)
 
     def _fail(self, dialogue_id: str, index: int, raw_index: int, detail: str) -> None:
         raise PredictionError(f"malformed turn (position {raw_index} in 'turns'): {detail}",
@@ -231,7 +259,7 @@ class _Builder:
         requested = state.requested_slots
         last = states.get(service)
         if last is not None and last[0] == values:
-            _, mapping, flat, problems = last
+            _, mapping, flat, problems, strings = last
         else:
             keys = self.keys.get(service)
             if keys is None:
@@ -239,7 +267,9 @@ class _Builder:
             mapping, problems = _kept_values(self._pooled(values))
             flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
                     if mapping else _EMPTY)
-            states[service] = (values, mapping, flat, problems)
+            strings = len(values) + sum(map(len, values.values()))
+            states[service] = (values, mapping, flat, problems, strings)
+        self.decoded.add(strings, intent is not None, requested is not None)
         if problems or intent is None or requested is None:
             self._tally(problems, intent, requested, service, dialogue_id, index)
         spans = frame.slots
@@ -334,22 +364,22 @@ def _read_document(data: bytes, file: str, tally: _Tally) -> list[tuple[str, lis
     try:
         document = decode_typed(data, _DECODER, file=file, error=PredictionError)
     except msgspec.ValidationError:
-        document = _repaired(parse_json_bytes(data, file=file, error=PredictionError), file,
-                             tally)
-    if may_repeat_keys(data, document):
-        report_duplicate_keys(data, document, tally.add)
+        document = _repaired(parse_json_bytes(data, file=file, error=PredictionError), file)
     builder = _Builder(file, tally)
-    return [(dialogue_id, builder.dialogue(dialogue_id, record))
+    read = [(dialogue_id, builder.dialogue(dialogue_id, record))
             for dialogue_id, record in _dialogue_items(document, file)]
+    if isinstance(document, dict) or may_repeat_keys(data, builder.decoded):
+        report_duplicate_keys(data, document, tally.add)
+    return read
 
 
 _PATH = re.compile(r"at `\$(?:\[(\d+)\]|\.([^.\[`]+))")
 
 
-def _repaired(document: Any, file: str, tally: _Tally) -> Any:
-    """A generically parsed document that did not fit the typed records: odd slot values
-    repaired (a string -> ``(string,)``, a number -> ``(str(number),)``, with Issues), then
-    converted; a structural problem raises :class:`PredictionError`."""
+def _repaired(document: Any, file: str) -> Any:
+    """A generically parsed document that did not fit the typed records: its dialogues
+    checked, then converted; a structural problem raises :class:`PredictionError`. (Odd
+    slot values are repaired turn by turn: :meth:`_Builder._user_frames`.)"""
     if not isinstance(document, list | dict):
         raise PredictionError("expected a list of SGD dialogues or {dialogue_id: dialogue}",
                               file=file)
@@ -364,23 +394,12 @@ def _repaired(document: Any, file: str, tally: _Tally) -> Any:
         if not isinstance(turns, list):
             raise PredictionError("dialogue without a 'turns' list", file=file,
                                   dialogue=dialogue_id)
-        index = 0
         for raw_index, turn in enumerate(turns):
-            try:
-                if turn["speaker"] != "USER":
-                    continue
-                for frame in turn["frames"]:
-                    state = frame.get("state") if isinstance(frame, dict) else None
-                    if isinstance(state, dict) and isinstance(state.get("slot_values"), dict):
-                        _repair_values(state["slot_values"], tally, dialogue_id, index)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                detail = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-                raise PredictionError(
-                    f"malformed turn (position {raw_index} in 'turns'): {detail}",
-                    file=file, dialogue=dialogue_id, turn=index) from None
-            index += 1
-    try:
-        return msgspec.convert(document, _Document)
+            if not isinstance(turn, dict):
+                raise PredictionError(f"malformed turn (position {raw_index} in 'turns'): "
+                                      "not an object", file=file, dialogue=dialogue_id)
+    try:  # through JSON text again: the typed records keep frames as text
+        return _DECODER.decode(msgspec.json.encode(document))
     except msgspec.ValidationError as exc:
         raise _located(str(exc), document, file) from None
 

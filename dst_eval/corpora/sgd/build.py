@@ -28,8 +28,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from msgspec import Raw, ValidationError, json
+
+from dst_eval.corpora.sgd.diagnose import describe, diagnose_frames
 from dst_eval.corpora.sgd.keys import SlotKeys
-from dst_eval.corpora.sgd.records import Dialogue, Frame, Span
+from dst_eval.corpora.sgd.records import FRAMES, Dialogue, FileDialogue, Frame, Span
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldFrame, GoldTurn, ServiceSchema, SlotSpan
 
@@ -54,7 +57,7 @@ class GoldBuilder:
         self.turn_sets: dict[tuple, tuple] = {}
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
 
-    def dialogue(self, record: Dialogue, file: str) -> GoldDialogue:
+    def dialogue(self, record: Dialogue | FileDialogue, file: str) -> GoldDialogue:
         dialogue_id = record.dialogue_id
         turns = record.turns
         names = self.names
@@ -72,13 +75,16 @@ class GoldBuilder:
             try:
                 if turn.utterance is None:
                     raise _Malformed("missing key 'utterance'")
-                if turn.frames is None:
+                frames_in = turn.frames
+                if type(frames_in) is Raw:
+                    frames_in = _decoded_frames(frames_in)
+                if frames_in is None:
                     raise _Malformed("missing key 'frames'")
-                if len(turn.frames) == 1:
-                    frame, flat = self._frame(turn.frames[0], states)
+                if len(frames_in) == 1:
+                    frame, flat = self._frame(frames_in[0], states)
                     frames: tuple[GoldFrame, ...] = (frame,)
                 else:
-                    built = [self._frame(frame, states) for frame in turn.frames]
+                    built = [self._frame(frame, states) for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
             except _Malformed as exc:
@@ -141,6 +147,19 @@ class GoldBuilder:
         spans = frame.slots
         return GoldFrame(service, names.setdefault(intent, intent), state.requested_slots,
                          mapping, _spans(spans, names) if spans else ()), flat
+
+
+def _decoded_frames(raw: Raw) -> tuple[Frame, ...] | None:
+    """A USER turn's ``frames`` (:attr:`~.records.FileTurn.frames`), decoded; a malformed
+    one raises :class:`_Malformed` saying what is wrong (:func:`.diagnose.diagnose_frames`)."""
+    try:
+        return FRAMES.decode(raw)
+    except ValidationError as exc:
+        try:
+            diagnose_frames(json.decode(raw))
+        except (KeyError, TypeError, ValueError, AttributeError) as found:
+            raise _Malformed(describe(found)) from None
+        raise _Malformed(str(exc)) from None
 
 
 def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ...]:

@@ -57,7 +57,12 @@ def _turn(turn: Any) -> None:
         return
     if type(turn["utterance"]) is not str:
         raise TypeError("'utterance' is not a string")
-    frames = turn["frames"]
+    diagnose_frames(turn["frames"])
+
+
+def diagnose_frames(frames: Any) -> None:
+    """Raise TypeError, KeyError or ValueError at the first violation in one USER turn's
+    generically parsed ``frames``."""
     if type(frames) is not list:
         raise TypeError("'frames' is not a list")
     for frame in frames:

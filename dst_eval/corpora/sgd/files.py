@@ -19,6 +19,7 @@ from dst_eval.corpora.sgd.records import (
     DIALOGUES,
     SCHEMA,
     Dialogue,
+    FileDialogue,
     HFDialogue,
     hf_to_native,
 )
@@ -27,7 +28,8 @@ from dst_eval.gold import ServiceSchema
 from dst_eval.jsonio import decode_typed, iter_jsonl, parse_json_bytes, read_bytes
 
 
-def read_dialogues(path: Path, log: FileLog | None = None) -> list[Dialogue]:
+def read_dialogues(path: Path, log: FileLog | None = None
+                   ) -> list[Dialogue] | list[FileDialogue]:
     """The native dialogue records of gold file ``path`` (native JSON, HF JSON or JSONL);
     ``log`` records the file read."""
     file = str(path)

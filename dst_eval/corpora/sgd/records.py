@@ -15,8 +15,11 @@ Native layout (``dialogues_*.json``)::
                        "slot_values": {slot: [value, ...]}}}]}]}]
 
 ``state`` exists on USER frames only; a span without ``start`` (MultiWOZ 2.2
-``copy_from``) carries no position. Which USER-turn fields must be present is checked by
-the builder (:mod:`.build`), which knows the speaker.
+``copy_from``) carries no position. A native file is decoded into :class:`FileDialogue`
+records whose turns keep ``frames`` as JSON text: the builder decodes USER frames only
+(:data:`FRAMES`), so system frames are skipped (about a fifth of the loading time).
+Which USER-turn fields must be present is checked by the builder (:mod:`.build`), which
+knows the speaker.
 
 Hugging Face ``schema_guided_dstc8`` export: the same content with columnar ``turns``
 (``{"speaker": [0 | 1], "utterance": [...], "frames": [...]}``), columnar ``frames``,
@@ -65,8 +68,30 @@ class Dialogue(Struct, gc=False):
     services: tuple[str, ...] = ()
 
 
-DIALOGUES = msgspec.json.Decoder(list[Dialogue])
-"""Decoder of a native gold file."""
+NO_FRAMES = msgspec.Raw(b"null")
+
+
+class FileTurn(Struct, gc=False):
+    """A turn as a native file is first decoded: ``frames`` stays JSON text until the builder
+    knows the speaker, so system frames (actions, service calls and results, spans) are
+    skipped, never built."""
+
+    speaker: str
+    utterance: str | None = None
+    frames: msgspec.Raw = NO_FRAMES
+
+
+class FileDialogue(Struct, gc=False):
+    dialogue_id: str
+    turns: tuple[FileTurn, ...]
+    services: tuple[str, ...] = ()
+
+
+DIALOGUES = msgspec.json.Decoder(list[FileDialogue])
+"""Decoder of a native gold file (:class:`FileDialogue` records)."""
+
+FRAMES = msgspec.json.Decoder(tuple[Frame, ...] | None)
+"""Decoder of one USER turn's ``frames`` (:attr:`FileTurn.frames`)."""
 
 # --------------------------------------------------------------------------- Hugging Face
 

@@ -31,13 +31,12 @@ whole dialogues, sum the segments per dialogue first with :meth:`BleuStats.group
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
-from itertools import chain
 
 import numpy as np
+from dst_eval.metrics.ngram_matches import clipped_matches
 from dst_eval.metrics.reference_streams import ReferenceStreams, per_segment_references, undefined
 from dst_eval.metrics.tokenizers import get_tokenizer
 
@@ -139,14 +138,6 @@ class BleuStats:
         )
 
 
-def _ngram_counts(tokens: list[str], max_order: int) -> Counter:
-    """Counts of all n-grams of orders 1..max_order, as token tuples (order = tuple length)."""
-    shifted = [tokens[k:] for k in range(max_order)]
-    return Counter(
-        chain.from_iterable(zip(*shifted[:n], strict=False) for n in range(1, max_order + 1))
-    )
-
-
 def _reference_list(entry: str | Sequence[str | None], i: int) -> list[str]:
     if isinstance(entry, str):
         return [entry]
@@ -187,23 +178,14 @@ def segment_statistics(
     hyp_tok = get_tokenizer(tokenize)
     ref_tok = hyp_tok if ref_tokenize is None else get_tokenizer(ref_tokenize)
 
-    seen: dict[str, tuple[int, Counter]] = {}
+    def words(text: str, tokenizer) -> list[str]:
+        source = text.lower() if lowercase else text
+        return tokenizer(source.rstrip()).split()
 
-    def counted(text: str, tokenizer, is_ref: bool) -> tuple[int, Counter]:
-        """Token count and n-gram counts of one text; each distinct hypothesis is done once
-        (delexicalised hypotheses repeat; references, mostly distinct, are not kept, to
-        keep memory flat). Cached Counters are never modified."""
-        hit = None if is_ref else seen.get(text)
-        if hit is None:
-            source = text.lower() if lowercase else text
-            words = tokenizer(source.rstrip()).split()
-            hit = (len(words), _ngram_counts(words, max_ngram_order))
-            if not is_ref:
-                seen[text] = hit
-        return hit
-
-    n = len(hyps)
-    matches: list[list[int]] = []
+    hyp_words: list[list[str]] = []
+    seen: dict[str, list[str]] = {}  # delexicalised hypotheses repeat: each is split once
+    ref_words: list[list[str]] = []
+    ref_segment: list[int] = []
     hyp_len: list[int] = []
     ref_len: list[int] = []
     nrefs_seen: set[int] = set()
@@ -212,27 +194,24 @@ def segment_statistics(
             raise TypeError(f"hypothesis {i}: expected a string, got {type(hyp).__name__}")
         ref_texts = _reference_list(entry, i)
         nrefs_seen.add(len(ref_texts))
-        ref_counts: Counter | None = None
         ref_lens = []
         for text in ref_texts:
-            n_ref, counts = counted(text, ref_tok, True)
-            ref_lens.append(n_ref)
-            # several references: each n-gram's maximum count, in a new Counter (the cached
-            # ones are never modified)
-            ref_counts = counts if ref_counts is None else ref_counts | counts
-        length, hyp_counts = counted(hyp, hyp_tok, False)
-        hyp_len.append(length)
-        ref_len.append(_closest_ref_len(length, ref_lens))
-        clipped = [0] * max_ngram_order
-        for gram in hyp_counts.keys() & ref_counts.keys():
-            in_hyp, in_ref = hyp_counts[gram], ref_counts[gram]
-            clipped[len(gram) - 1] += in_hyp if in_hyp < in_ref else in_ref
-        matches.append(clipped)
+            tokens = words(text, ref_tok)
+            ref_words.append(tokens)
+            ref_segment.append(i)
+            ref_lens.append(len(tokens))
+        tokens = seen.get(hyp)
+        if tokens is None:
+            tokens = seen[hyp] = words(hyp, hyp_tok)
+        hyp_words.append(tokens)
+        hyp_len.append(len(tokens))
+        ref_len.append(_closest_ref_len(len(tokens), ref_lens))
+    matches = clipped_matches(hyp_words, ref_words, ref_segment, max_order=max_ngram_order)
     hyp_lengths = np.array(hyp_len, dtype=np.int64)
     totals = np.maximum(hyp_lengths[:, None] - np.arange(max_ngram_order), 0)
     nrefs = nrefs_seen.pop() if len(nrefs_seen) == 1 else (-1 if nrefs_seen else 1)
     return BleuStats(
-        np.array(matches, dtype=np.int64).reshape(n, max_ngram_order),
+        matches,
         totals,
         hyp_lengths,
         np.array(ref_len, dtype=np.int64),

@@ -111,9 +111,14 @@ def known_slot_keys(gold: GoldSet) -> set[str]:
 
 
 def _distinct_states(gold: GoldSet) -> list[State]:
-    """The gold turn states, each state object once (loaders share repeated states)."""
-    return list({id(turn.state): turn.state for dialogue in gold
-                 for turn in dialogue.turns}.values())
+    """The gold turn states, each state object once (loaders share repeated states);
+    listed once per gold set (``GoldSet.derived``)."""
+    states = gold.derived.get("distinct_states")
+    if states is None:
+        states = gold.derived["distinct_states"] = list(
+            {id(turn.state): turn.state for dialogue in gold for turn in dialogue.turns}
+            .values())
+    return states
 
 
 def gold_pipe_values(gold: GoldSet) -> dict[str, set[str]]:

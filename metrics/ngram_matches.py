@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -62,9 +63,9 @@ def clipped_matches(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]
         return matches
     segments = (*hyps, *refs)
     lengths = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
-    vocab: dict[str, int] = {}
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for seq in segments for t in seq),
-                      dtype=np.int64, count=int(lengths.sum()))
+    vocab = {token: i for i, token in enumerate(dict.fromkeys(chain.from_iterable(segments)))}
+    ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(segments)), dtype=np.int64,
+                      count=int(lengths.sum()))
     owner = np.concatenate([np.arange(n_seg, dtype=np.int64),
                             np.asarray(ref_segment, dtype=np.int64).reshape(-1)])
     # a reference's number among its segment's references (0, 1, ...): counts are merged
@@ -98,44 +99,6 @@ def clipped_matches(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]
         ref_codes, ref_counts = _max_counts(
             key[on_ref][ref_usable] * n_seg + token_owner[on_ref][ref_usable],
             token_number[:len(ref_usable)][ref_usable], n_numbers)
-        _, in_hyp, in_ref = np.intersect1d(hyp_codes, ref_codes, assume_unique=True,
-                                           return_indices=True)
-        clipped = np.minimum(hyp_counts[in_hyp], ref_counts[in_ref])
-        matches[:, order - 1] = np.bincount(hyp_codes[in_hyp] % n_seg, weights=clipped,
-                                            minlength=n_seg)
-    return matches
-    segments = (*hyps, *refs)
-    lengths = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
-    vocab: dict[str, int] = {}
-    ids = np.fromiter((vocab.setdefault(t, len(vocab)) for seq in segments for t in seq),
-                      dtype=np.int64, count=int(lengths.sum()))
-    owner = np.concatenate([np.arange(n_seg, dtype=np.int64),
-                            np.asarray(ref_segment, dtype=np.int64).reshape(-1)])
-    # a reference's number among its segment's references (0, 1, ...): counts are merged
-    # over these by maximum
-    ref_number = _occurrence(owner[n_seg:])
-    n_numbers = int(ref_number.max(initial=0)) + 1
-    sequence = np.repeat(np.arange(len(segments), dtype=np.int64), lengths)
-    starts = np.cumsum(lengths) - lengths
-    remaining = np.repeat(lengths + starts, lengths) - np.arange(len(ids), dtype=np.int64)
-    n_hyp_tokens = int(lengths[:n_seg].sum())
-    width = n_seg * n_numbers
-    vocabulary = max(len(vocab), 1)
-    key, bound = ids, vocabulary
-    for order in range(1, max_order + 1):
-        if order > 1:
-            if bound * vocabulary * width >= _LIMIT:  # renumber densely: still exact
-                key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
-                bound = int(key.max(initial=0)) + 1
-            key = key[:max(len(ids) - order + 1, 0)] * vocabulary + ids[order - 1:]
-            bound *= vocabulary
-        valid = np.flatnonzero(remaining[:len(key)] >= order)
-        split = np.searchsorted(valid, n_hyp_tokens)
-        on_hyp, on_ref = valid[:split], valid[split:]
-        hyp_codes, hyp_counts = np.unique(key[on_hyp] * n_seg + owner[sequence[on_hyp]],
-                                          return_counts=True)
-        ref_codes, ref_counts = _max_counts(key[on_ref] * n_seg + owner[sequence[on_ref]],
-                                            ref_number[sequence[on_ref] - n_seg], n_numbers)
         _, in_hyp, in_ref = np.intersect1d(hyp_codes, ref_codes, assume_unique=True,
                                            return_indices=True)
         clipped = np.minimum(hyp_counts[in_hyp], ref_counts[in_ref])

@@ -128,10 +128,20 @@ class _Column:
             dtype=np.int64,
         )
         self.present = np.array([v is not None for v in self.distinct], dtype=bool)
+        self._masks: dict[Any, np.ndarray] = {}
 
     def keep(self, domain: str, column: str, value: Any) -> np.ndarray:
-        """Boolean row mask of the rows passing ``column = value`` (value already normalised;
-        ``None`` = a non-string constraint, which only ``?`` rows pass)."""
+        """Boolean row mask (read-only) of the rows passing ``column = value`` (value
+        already normalised; ``None`` = a non-string constraint, which only ``?`` rows pass);
+        computed once per value (queries repeat their constraints: 3,437 calls for 378
+        distinct ones on MultiWOZ 2.1 test)."""
+        mask = self._masks.get(value)
+        if mask is None:
+            mask = self._masks[value] = self._mask(domain, column, value)
+            mask.flags.writeable = False
+        return mask
+
+    def _mask(self, domain: str, column: str, value: Any) -> np.ndarray:
         if value is None:
             return self.any_value.copy()
         if column == "arrive":

@@ -137,9 +137,10 @@ def test_help_and_version(capsys):
     assert "examples:" in capsys.readouterr().out
 
 
-def test_the_command_process_runs_one_blas_thread_unless_the_user_says(monkeypatch):
-    """``run()`` (the console script) sets numpy's BLAS threads to 1 before numpy loads, and
-    keeps a value the user's environment gives."""
+def test_the_command_process_settings(monkeypatch):
+    """``run()`` (the console script) sets numpy's BLAS threads to 1 before numpy loads,
+    keeping a value the user's environment gives, and turns the cyclic collector off."""
+    import gc
     import os
 
     from dst_eval.cli import app
@@ -148,8 +149,13 @@ def test_the_command_process_runs_one_blas_thread_unless_the_user_says(monkeypat
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored afterwards")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
     monkeypatch.setenv("MKL_NUM_THREADS", "4")
-    with pytest.raises(SystemExit) as exited:
-        app.run()
+    assert gc.isenabled()
+    try:
+        with pytest.raises(SystemExit) as exited:
+            app.run()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()  # this test process goes on collecting (tests/conftest.py)
     assert exited.value.code == 0
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
     assert os.environ["MKL_NUM_THREADS"] == "4"

@@ -28,9 +28,10 @@ for _name, _value in BLAS_THREADS.items():
 
 # Every test process collects rarely (the ``dst-eval`` command does not collect at all; a
 # test worker runs for minutes, so it still does): a worker holds the session's corpora
-# (millions of acyclic objects) that Python's default thresholds re-scan over and over. Measured (full suite, ``-n auto``, 2 cores, quiet): 119.6 s wall,
-# 220 s CPU with the default; 101.4 s, 177 s with this threshold. The library itself never
-# touches the collector (tests/test_architecture.py).
+# (millions of acyclic objects) that Python's default thresholds re-scan over and over.
+# Measured (full suite, ``-n auto``, 2 cores, quiet): 119.6 s wall, 220 s CPU with the
+# default; 101.4 s, 177 s with this threshold. The library itself never touches the
+# collector (tests/test_architecture.py).
 gc.set_threshold(*GC_THRESHOLD)
 
 ROOT = Path(__file__).resolve().parent.parent

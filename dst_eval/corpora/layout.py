@@ -74,16 +74,22 @@ class FileLog:
     def read_json(self, path: str | Path) -> Any:
         """Parse one JSON file, or the single ``.json`` member of a ``.zip`` (as
         :func:`dst_eval.jsonio.read_json`)."""
+        data, shown = self.read_json_bytes(path)
+        return parse_json_bytes(data, file=shown, error=self._error)
+
+    def read_json_bytes(self, path: str | Path) -> tuple[bytes, str]:
+        """The bytes of one JSON file, or of the single ``.json`` member of a ``.zip``, and
+        the name errors give them (``archive.zip:member.json``), for a typed decoder."""
         path = Path(path)
         if path.suffix != ".zip":
-            return parse_json_bytes(self.read_bytes(path), file=str(path), error=self._error)
+            return self.read_bytes(path), str(path)
         with self.open_zip(path) as archive:
             names = sorted(n for n in archive.namelist()
                            if n.endswith(".json") and not n.startswith("__MACOSX/"))
             if len(names) != 1:
                 raise self._error(f"expected one JSON file in the zip, found {len(names)}",
                                   file=str(path))
-            return self.read_zip_member(path, archive, names[0])
+            return archive.read(names[0]), f"{path}:{names[0]}"
 
     def read_records(self, path: str | Path) -> Any:
         """Parsed content of a ``.json``, ``.json.zip`` or ``.jsonl`` file (JSONL -> list,

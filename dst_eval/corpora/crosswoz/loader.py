@@ -41,6 +41,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
+
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import (
     FileLog,
@@ -51,6 +53,7 @@ from dst_eval.corpora.layout import (
 )
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.jsonio import decode_typed, parse_json_bytes
 
 CORPUS = "crosswoz"
 SPLITS = ("train", "val", "test")
@@ -64,6 +67,44 @@ GOAL_TYPES = {
 }
 _MARKERS = ('"sys-usr"', '"sys_state_init"', '"task description"')
 _SUFFIXES = (".json.zip", ".json", ".jsonl")
+
+
+# ---------------------------------------------------------------- records
+
+
+class _Message(msgspec.Struct, gc=False):
+    """What the loader reads of a message (``user_state``/``sys_state``, most of the
+    bytes, are skipped); values are checked where they are read."""
+
+    role: Any = None
+    content: Any = None
+    dialog_act: Any = None
+    sys_state_init: Any = None
+
+
+class _Record(msgspec.Struct, gc=False, rename={"task_description": "task description",
+                                                "sys_usr": "sys-usr"}):
+    """A dialogue record of either layout (``messages``: a list of :class:`_Message`, or
+    the GEM layout's columns or literal string until :func:`_messages` reads it)."""
+
+    messages: Any
+    goal: Any = None
+    final_goal: Any = None
+    task_description: Any = None
+    type: Any = None
+    sys_usr: Any = None
+    sys_id: Any = None
+    usr_id: Any = None
+    gem_id: Any = None
+
+
+class _FileRecord(_Record, gc=False):
+    messages: list[_Message]
+
+
+_ORIGINAL = msgspec.json.Decoder(dict[str, _FileRecord])
+"""Typed decoder of the original layout ``{dialogue_id: record}``; anything it rejects
+(the GEM layout, malformed files) is parsed generically, and checked record by record."""
 
 
 # ---------------------------------------------------------------- CrossWOZ
@@ -120,8 +161,15 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
 def _load_file(file_path: Path, split: str | None) -> GoldSet:
     source = str(file_path)
     log = FileLog()
-    data = log.read_records(file_path)
-    records = list(_iter_records(data, source))
+    if file_path.suffix == ".jsonl":
+        records = list(_iter_records(log.read_records(file_path), source))
+    else:
+        data, shown = log.read_json_bytes(file_path)
+        try:
+            records = [(dialogue_id, record, False) for dialogue_id, record
+                       in decode_typed(data, _ORIGINAL, file=shown).items()]
+        except msgspec.ValidationError:
+            records = list(_iter_records(parse_json_bytes(data, file=shown), source))
     if not records:
         raise GoldDataError("no CrossWOZ dialogues found", file=source)
     dialogues = []
@@ -132,7 +180,7 @@ def _load_file(file_path: Path, split: str | None) -> GoldSet:
         seen.add(dialogue_id)
         dialogues.append(_dialogue(dialogue_id, record, gem=gem, source=source))
         if split is None and gem:
-            split = _split_from_gem_id(record.get("gem_id"))
+            split = _split_from_gem_id(record.gem_id)
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,
@@ -154,14 +202,15 @@ def _split_from_gem_id(gem_id: Any) -> str | None:
     return None
 
 
-def _iter_records(data: Any, source: str) -> Iterator[tuple[str, Mapping, bool]]:
-    """Yield ``(dialogue id, record, is_gem_layout)``."""
+def _iter_records(data: Any, source: str) -> Iterator[tuple[str, _Record, bool]]:
+    """Yield ``(dialogue id, record, is_gem_layout)`` of generically parsed ``data``."""
     if isinstance(data, Mapping):
         for dialogue_id, record in data.items():
             if not isinstance(record, Mapping) or "messages" not in record:
                 raise GoldDataError("expected {dialogue_id: {..., 'messages': [...]}} (CrossWOZ)",
                                     file=source, dialogue=str(dialogue_id))
-            yield str(dialogue_id), record, not isinstance(record["messages"], list)
+            yield (str(dialogue_id), _as_record(record),
+                   not isinstance(record["messages"], list))
         return
     if isinstance(data, list):
         for position, record in enumerate(data):
@@ -172,13 +221,25 @@ def _iter_records(data: Any, source: str) -> Iterator[tuple[str, Mapping, bool]]
                                 if record.get(k) not in (None, "")), None)
             if dialogue_id is None:
                 raise GoldDataError(f"record {position} has no 'dialog_id'", file=source)
-            yield str(dialogue_id), record, True
+            yield str(dialogue_id), _as_record(record), True
         return
     raise GoldDataError("expected a JSON object or list of CrossWOZ dialogues", file=source)
 
 
-def _messages(record: Mapping, *, dialogue_id: str, source: str) -> list[Mapping]:
-    messages = record["messages"]
+def _as_record(record: Mapping) -> _Record:
+    """A generically parsed record as a :class:`_Record` (fields kept as parsed)."""
+    return msgspec.convert(record, _Record)
+
+
+def _messages(record: _Record, *, dialogue_id: str, source: str) -> list[_Message]:
+    messages = record.messages
+    if isinstance(record, _FileRecord):  # typed already: only the roles to check
+        for index, message in enumerate(messages):
+            if message.role not in ("usr", "sys"):
+                raise GoldDataError(f"messages[{index}] has role {message.role!r}, "
+                                    "expected 'usr' or 'sys'", file=source,
+                                    dialogue=dialogue_id, turn=index)
+        return messages
     if isinstance(messages, str):
         messages = parse_literal(messages, what="messages", file=source, dialogue=dialogue_id)
     if isinstance(messages, Mapping):  # GEM/HF: columns of equal length
@@ -193,7 +254,8 @@ def _messages(record: Mapping, *, dialogue_id: str, source: str) -> list[Mapping
             raise GoldDataError(f"messages[{index}] has role {message.get('role')!r}, "
                                 "expected 'usr' or 'sys'", file=source,
                                 dialogue=dialogue_id, turn=index)
-    return messages
+    return [_Message(m["role"], m.get("content"), m.get("dialog_act"), m.get("sys_state_init"))
+            for m in messages]
 
 
 def _maybe_literal(value: Any, *, what: str, source: str, dialogue_id: str, turn: int) -> Any:
@@ -247,8 +309,8 @@ def _domain_items(domain: str, slots: Mapping, *, source: str, dialogue_id: str,
     return items
 
 
-def _acts(message: Mapping, *, source: str, dialogue_id: str, turn: int) -> list:
-    acts = _maybe_literal(message.get("dialog_act") or [], what="dialog_act", source=source,
+def _acts(message: _Message, *, source: str, dialogue_id: str, turn: int) -> list:
+    acts = _maybe_literal(message.dialog_act or [], what="dialog_act", source=source,
                           dialogue_id=dialogue_id, turn=turn)
     if not isinstance(acts, list):
         raise GoldDataError("dialog_act is not a list", file=source, dialogue=dialogue_id,
@@ -256,7 +318,7 @@ def _acts(message: Mapping, *, source: str, dialogue_id: str, turn: int) -> list
     return [a for a in acts if isinstance(a, list | tuple) and len(a) >= 3]
 
 
-def _system_annotations(reply: Mapping, *, source: str, dialogue_id: str,
+def _system_annotations(reply: _Message, *, source: str, dialogue_id: str,
                         turn: int) -> Mapping[str, Any]:
     """``{"acts": ((intent, domain, slot, value), ...)}`` of a system message (docstring)."""
     acts = tuple((str(a[0]), str(a[1]), str(a[2]), str(a[3]) if len(a) > 3 else "")
@@ -264,18 +326,18 @@ def _system_annotations(reply: Mapping, *, source: str, dialogue_id: str,
     return MappingProxyType({"acts": acts})
 
 
-def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> GoldDialogue:
+def _dialogue(dialogue_id: str, record: _Record, *, gem: bool, source: str) -> GoldDialogue:
     messages = _messages(record, dialogue_id=dialogue_id, source=source)
     turns: list[GoldTurn] = []
     for index, message in enumerate(messages):
-        if message["role"] != "usr":
+        if message.role != "usr":
             continue
-        if index + 1 >= len(messages) or messages[index + 1]["role"] != "sys":
+        if index + 1 >= len(messages) or messages[index + 1].role != "sys":
             raise GoldDataError(f"user messages[{index}] is not followed by a system message, "
                                 "so it has no annotated state", file=source,
                                 dialogue=dialogue_id, turn=index)
         reply = messages[index + 1]
-        state = gold_state(reply.get("sys_state_init"), source=source, dialogue_id=dialogue_id,
+        state = gold_state(reply.sys_state_init, source=source, dialogue_id=dialogue_id,
                            turn=index)
         acts = _acts(message, source=source, dialogue_id=dialogue_id, turn=index)
         requested = frozenset(f"{a[1]}-{a[2]}" for a in acts if a[0] == "Request")
@@ -283,25 +345,25 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
         turns.append(GoldTurn(
             dialogue_id=dialogue_id,
             turn_index=len(turns),
-            user_utterance=str(message.get("content") or ""),
+            user_utterance=str(message.content or ""),
             state=freeze_state(state),
             requested_slots=requested,
             services=tuple(domains),
-            system_response=str(reply.get("content") or ""),
+            system_response=str(reply.content or ""),
             raw_turn_index=index,
             system_annotations=_system_annotations(reply, source=source,
                                                    dialogue_id=dialogue_id, turn=index + 1),
         ))
-    goal = _goal(record.get("goal"), gem=gem, source=source, dialogue_id=dialogue_id)
-    final_goal = _goal(record.get("final_goal"), gem=gem, source=source, dialogue_id=dialogue_id)
+    goal = _goal(record.goal, gem=gem, source=source, dialogue_id=dialogue_id)
+    final_goal = _goal(record.final_goal, gem=gem, source=source, dialogue_id=dialogue_id)
     services = tuple(dict.fromkeys(str(entry[1]) for entry in goal if len(entry) > 1))
-    type_name = str(record.get("type") or "")
+    type_name = str(record.type or "")
     meta = {"type": GOAL_TYPES.get(type_name, type_name), "type_name": type_name}
-    if "sys-usr" in record and isinstance(record["sys-usr"], list | tuple):
-        meta["sys_id"], meta["usr_id"] = (str(x) for x in list(record["sys-usr"])[:2])
+    if isinstance(record.sys_usr, list | tuple):
+        meta["sys_id"], meta["usr_id"] = (str(x) for x in list(record.sys_usr)[:2])
     for key in ("sys_id", "usr_id", "gem_id"):
-        if record.get(key) not in (None, ""):
-            meta[key] = str(record[key])
+        if getattr(record, key) not in (None, ""):
+            meta[key] = str(getattr(record, key))
     return GoldDialogue(
         dialogue_id=dialogue_id,
         turns=tuple(turns),
@@ -309,7 +371,7 @@ def _dialogue(dialogue_id: str, record: Mapping, *, gem: bool, source: str) -> G
         goal=MappingProxyType({
             "goal": goal,
             "final_goal": final_goal,
-            "task_description": tuple(record.get("task description") or ()),
+            "task_description": tuple(record.task_description or ()),
         }),
         meta=MappingProxyType(meta),
     )

@@ -2,8 +2,9 @@
 
 That is safe only while a scoring run leaves a few cyclic objects whatever its size: a
 cycle created per turn or per dialogue would grow memory with the input. Measured here by
-construction: the same run on 1 and on 20 copies of the SGD sample's dialogues (gold used
-as its own SGD-format predictions) leaves the same number of unreachable cyclic objects.
+construction: the same run on 1 and on 20 copies of a sample's dialogues (SGD, MultiWOZ 2.2;
+gold used as its own SGD-format predictions) leaves the same number of unreachable cyclic
+objects.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ import pytest
 
 from dst_eval.cli.app import main
 
-SAMPLE = Path(__file__).resolve().parent.parent / "gold_samples" / "sgd"
+SAMPLES = Path(__file__).resolve().parent.parent / "gold_samples"
 
 
-def _replicated(root: Path, copies: int) -> Path:
+def _replicated(root: Path, copies: int, sample: str = "sgd") -> Path:
     """``root/gold`` (schema + one file of ``copies`` x the sample's dialogues, new ids)."""
     gold = root / "gold"
     gold.mkdir(parents=True)
-    shutil.copy(SAMPLE / "schema.json", gold / "schema.json")
-    dialogues = json.loads((SAMPLE / "dialogues_001.json").read_text("utf-8"))
+    shutil.copy(SAMPLES / sample / "schema.json", gold / "schema.json")
+    dialogues = json.loads((SAMPLES / sample / "dialogues_001.json").read_text("utf-8"))
     copied = [{**d, "dialogue_id": f"{d['dialogue_id']}_r{k}"}
               for k in range(copies) for d in dialogues]
     (gold / "dialogues_001.json").write_text(json.dumps(copied), "utf-8")
@@ -44,9 +45,11 @@ def _cyclic_garbage_of_a_run(gold: Path, profile: str, output: Path) -> int:
         gc.enable()
 
 
-@pytest.mark.parametrize("profile", ["strict", "sgd-official"])
-def test_a_run_leaves_the_same_few_cyclic_objects_whatever_its_size(tmp_path, profile):
-    one, twenty = _replicated(tmp_path / "x1", 1), _replicated(tmp_path / "x20", 20)
+@pytest.mark.parametrize(("sample", "profile"), [("sgd", "strict"), ("sgd", "sgd-official"),
+                                                 ("multiwoz22", "strict")])
+def test_a_run_leaves_the_same_few_cyclic_objects_whatever_its_size(tmp_path, sample, profile):
+    one = _replicated(tmp_path / "x1", 1, sample)
+    twenty = _replicated(tmp_path / "x20", 20, sample)
     _cyclic_garbage_of_a_run(one, profile, tmp_path / "warm.json")  # first-use imports, caches
     small = _cyclic_garbage_of_a_run(one, profile, tmp_path / "one.json")
     large = _cyclic_garbage_of_a_run(twenty, profile, tmp_path / "twenty.json")

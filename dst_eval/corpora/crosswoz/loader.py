@@ -232,14 +232,20 @@ def _as_record(record: Mapping) -> _Record:
 
 
 def _messages(record: _Record, *, dialogue_id: str, source: str) -> list[_Message]:
+    """The record's messages as :class:`_Message` (the typed layout is one already; a GEM
+    record's literal string or columns are read first), every role checked."""
     messages = record.messages
-    if isinstance(record, _FileRecord):  # typed already: only the roles to check
-        for index, message in enumerate(messages):
-            if message.role not in ("usr", "sys"):
-                raise GoldDataError(f"messages[{index}] has role {message.role!r}, "
-                                    "expected 'usr' or 'sys'", file=source,
-                                    dialogue=dialogue_id, turn=index)
-        return messages
+    if not isinstance(record, _FileRecord):
+        messages = _generic_messages(messages, dialogue_id=dialogue_id, source=source)
+    for index, message in enumerate(messages):
+        if message.role not in ("usr", "sys"):
+            raise GoldDataError(f"messages[{index}] has role {message.role!r}, "
+                                "expected 'usr' or 'sys'", file=source,
+                                dialogue=dialogue_id, turn=index)
+    return messages
+
+
+def _generic_messages(messages: Any, *, dialogue_id: str, source: str) -> list[_Message]:
     if isinstance(messages, str):
         messages = parse_literal(messages, what="messages", file=source, dialogue=dialogue_id)
     if isinstance(messages, Mapping):  # GEM/HF: columns of equal length
@@ -250,12 +256,8 @@ def _messages(record: _Record, *, dialogue_id: str, source: str) -> list[_Messag
         if not isinstance(message, Mapping):
             raise GoldDataError(f"messages[{index}] is not an object", file=source,
                                 dialogue=dialogue_id, turn=index)
-        if message.get("role") not in ("usr", "sys"):
-            raise GoldDataError(f"messages[{index}] has role {message.get('role')!r}, "
-                                "expected 'usr' or 'sys'", file=source,
-                                dialogue=dialogue_id, turn=index)
-    return [_Message(m["role"], m.get("content"), m.get("dialog_act"), m.get("sys_state_init"))
-            for m in messages]
+    return [_Message(m.get("role"), m.get("content"), m.get("dialog_act"),
+                     m.get("sys_state_init")) for m in messages]
 
 
 def _maybe_literal(value: Any, *, what: str, source: str, dialogue_id: str, turn: int) -> Any:

@@ -51,6 +51,8 @@ profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convla
   trade (MultiWOZ 2.0/2.1, CrossWOZ), trippy (TripPy pred_res files on MultiWOZ 2.0/2.1),
   official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
   3 invalid predictions, 4 gold data problem.
+environment: OPENBLAS_NUM_THREADS / MKL_NUM_THREADS (default 1 in this command),
+  DST_EVAL_DEBUG=1 (traceback of an internal error).
 """
 
 

@@ -306,16 +306,21 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
 
     known_superset, domains_superset = checker.known.issuperset, checker.domains.issuperset
     plain_str = frozenset([str])
+    passed: list = [None, None, None]  # the last (state, requested, intents) the fast path took
 
     def check_turn(pred: PredTurn, pred_id: str, gold_id: str, index: int) -> PredTurn:
         state = pred.state
-        if state and checker.active and known_superset(state):
+        if state and checker.active:
+            requested, intents = pred.requested_slots, pred.active_intents
+            if state is passed[0] and requested is passed[1] and intents is passed[2]:
+                return pred  # the previous turn's objects (readers share unchanged ones)
             values = state.values()  # fast path: known keys, plain values, nothing to re-spell
-            if plain_str.issuperset(map(type, values)) and "|" not in "".join(values):
-                requested, intents = pred.requested_slots, pred.active_intents
-                if ((not requested or known_superset(requested))
-                        and (not intents or domains_superset(intents))):
-                    return pred
+            if (known_superset(state) and plain_str.issuperset(map(type, values))
+                    and "|" not in "".join(values)
+                    and (not requested or known_superset(requested))
+                    and (not intents or domains_superset(intents))):
+                passed[:] = state, requested, intents
+                return pred
         respell = False
         for key, value in (pred.state or {}).items():
             if type(value) is not str or "|" in value:

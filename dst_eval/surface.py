@@ -133,7 +133,16 @@ def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
     counts: Counter = Counter()
     states = (zip(*compared, strict=True) if compared is not None else
               ((g.state, p.state) for g, p in alignment.pairs if p is not None and p.state))
+    # a turn whose states are the previous turn's objects (loaders share a state while it
+    # does not change) adds the previous turn's classes again, without a look at its values
+    last: tuple = (None, None)
+    last_found: list[str] = []
     for gold_state, pred_state in states:
+        if gold_state is last[0] and pred_state is last[1]:
+            if last_found:
+                counts.update(last_found)
+            continue
+        last, last_found = (gold_state, pred_state), []
         for key, value in pred_state.items():
             variants = gold_state.get(key)
             if variants is None or not isinstance(value, str) or value in variants:
@@ -143,7 +152,9 @@ def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
                 memo[memo_key] = None if is_unset(value) else classify(key, value, variants)
             found = memo[memo_key]
             if found is not None:
-                counts[found] += 1
+                last_found.append(found)
+        if last_found:
+            counts.update(last_found)
     return counts
 
 

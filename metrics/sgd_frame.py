@@ -271,26 +271,32 @@ def score_frames(
     return values
 
 
-def group_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,
+def group_means(values: np.ndarray, frame_services: np.ndarray, service_groups: np.ndarray,
                 n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-group means over frames, ignoring NaN.
 
-    ``(frame_index[j], group_index[j])`` says frame ``frame_index[j]`` belongs to group
-    ``group_index[j]`` (a pair listed twice counts twice, as in the official scorer).
+    Frame ``i`` belongs to every group of row ``service_groups[frame_services[i]]`` (a
+    group listed twice in a row counts the frame twice, as in the official scorer):
+    ``mean_g = sum(values[i] for each listing of i in g) / (number of such listings)``.
     Returns ``(means, counts)``, both ``(n_groups, n_metrics)``; means are NaN where the
-    count is 0.
+    count is 0. Memory: a few arrays of ``n_frames`` entries, never one per membership.
     """
     n_metrics = values.shape[1]
-    means = np.full((n_groups, n_metrics), NAN)
-    counts = np.zeros((n_groups, n_metrics), dtype=np.int64)
+    totals = np.zeros((n_groups, n_metrics))
+    counts = np.zeros((n_groups, n_metrics))
+    memberships = [service_groups[:, position][frame_services]
+                   for position in range(service_groups.shape[1])]
     for j in range(n_metrics):
-        column = values[frame_index, j]
-        keep = ~np.isnan(column)
-        count = np.bincount(group_index[keep], minlength=n_groups)
-        total = np.bincount(group_index[keep], weights=column[keep], minlength=n_groups)
-        counts[:, j] = count
-        np.divide(total, count, out=means[:, j], where=count > 0)
-    return means, counts
+        column = values[:, j]
+        scored = ~np.isnan(column)
+        weights = np.where(scored, column, 0.0)  # adding 0.0 leaves a sum unchanged
+        scored_weights = scored.astype(np.float64)
+        for groups in memberships:
+            counts[:, j] += np.bincount(groups, weights=scored_weights, minlength=n_groups)
+            totals[:, j] += np.bincount(groups, weights=weights, minlength=n_groups)
+    means = np.full((n_groups, n_metrics), NAN)
+    np.divide(totals, counts, out=means, where=counts > 0)
+    return means, counts.astype(np.int64)
 
 
 def turn_products(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,

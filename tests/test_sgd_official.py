@@ -477,3 +477,30 @@ def test_blank_and_none_values_are_values(tmp_path: Path, shared_dir: Path, prof
     assert len(result.official) == 13  # 3 groups, 5 services, 5 domains
     for metrics in result.official.values():
         assert all(metrics[m] == 1.0 for m in metrics if m not in _GOAL)
+
+
+def test_group_means_equal_a_loop_over_memberships():
+    """group_means against the definition: each listing of a frame in a group adds its
+    non-NaN value once (a group listed twice in a service's row counts the frame twice)."""
+    from dst_eval.metrics.sgd_frame import group_means
+
+    rng = np.random.default_rng(7)
+    n_frames, n_metrics, n_services, n_groups = 500, 4, 5, 9
+    values = rng.random((n_frames, n_metrics))
+    values[rng.random(values.shape) < 0.3] = np.nan
+    values[:, 3] = np.nan  # a metric that never applies
+    frame_services = rng.integers(0, n_services, n_frames)
+    service_groups = rng.integers(0, n_groups - 1, (n_services, 3))
+    service_groups[0, 2] = service_groups[0, 1]  # listed twice, as a service named like its domain
+    means, counts = group_means(values, frame_services, service_groups, n_groups)
+    for g in range(n_groups):
+        for j in range(n_metrics):
+            listed = [values[i, j] for i in range(n_frames)
+                      for group in service_groups[frame_services[i]]
+                      if group == g and not math.isnan(values[i, j])]
+            assert counts[g, j] == len(listed)
+            if listed:
+                assert means[g, j] == pytest.approx(sum(listed) / len(listed), rel=1e-12)
+            else:
+                assert math.isnan(means[g, j])
+    assert counts[:, 3].sum() == 0 and counts[n_groups - 1].sum() == 0

@@ -106,3 +106,26 @@ def test_an_oracle_has_no_warning_and_the_cli_prints_one_line(planted, shared_di
     ("north", None)])
 def test_clock_times(text, expected):
     assert clock(text) == expected
+
+
+def test_turns_sharing_state_objects_count_like_copies():
+    """Readers share a state object while it does not change; a turn whose gold and
+    predicted states are the previous turn's objects counts again (3 turns x 2 values)."""
+    from types import SimpleNamespace
+
+    from dst_eval.surface import count
+
+    gold_state = {"hotel-type": ("guesthouse",), "hotel-area": ("north",)}
+    pred_state = {"hotel-type": "guest house", "hotel-area": "North."}
+    shared = [(SimpleNamespace(state=gold_state), SimpleNamespace(state=pred_state))] * 3
+    copied = [(SimpleNamespace(state=dict(gold_state)), SimpleNamespace(state=dict(pred_state)))
+              for _ in range(3)]
+    options = {"family": "multiwoz", "accepted": frozenset(), "is_unset": lambda _v: False}
+    expected = Counter({"inner whitespace": 3, "punctuation": 3})
+    assert count(SimpleNamespace(pairs=shared), **options) == expected
+    assert count(SimpleNamespace(pairs=copied), **options) == expected
+    # a changed gold object in the middle is looked at again, not copied from the previous
+    changed = [shared[0], (SimpleNamespace(state={"hotel-type": ("guest house",)}),
+                           shared[0][1]), shared[0]]
+    assert count(SimpleNamespace(pairs=changed), **options) == Counter(
+        {"inner whitespace": 2, "punctuation": 2})

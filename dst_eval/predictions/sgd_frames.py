@@ -33,7 +33,7 @@ not fit the types (odd values) are parsed generically and repaired with Issues
 (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
 the previous turn's state mappings, intent maps and service tuples, and (per file) names,
-intents and value tuples.
+intents, value tuples and requested-slot tuples.
 """
 
 from __future__ import annotations
@@ -257,6 +257,8 @@ class _Builder:
         if intent is not None:
             intent = self.names.setdefault(intent, intent)
         requested = state.requested_slots
+        if requested:
+            requested = self.values.setdefault(requested, requested)
         last = states.get(service)
         if last is not None and last[0] == values:
             _, mapping, flat, problems, strings = last
@@ -297,12 +299,14 @@ class _Builder:
     def _spans(self, spans: tuple[_Span, ...], dialogue_id: str, index: int
                ) -> tuple[SlotSpan, ...]:
         out = []
+        names = self.names
         for span in spans:
             if span.start is None or span.exclusive_end is None:
                 shown = {k: v for k, v in msgspec.structs.asdict(span).items() if v is not None}
                 self.tally.add("span_without_position", dialogue_id, index, f"span {shown!r}")
                 continue
-            out.append(SlotSpan(span.slot, span.start, span.exclusive_end))
+            out.append(SlotSpan(names.setdefault(span.slot, span.slot), span.start,
+                                span.exclusive_end))
         return tuple(out)
 
     def _turn_sets(self, frames: tuple[PredFrame, ...]

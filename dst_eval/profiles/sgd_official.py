@@ -46,6 +46,7 @@ Missing predictions (``options.missing``):
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -56,14 +57,13 @@ from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.errors import UsageError
-from dst_eval.gold import GoldSet, GoldTurn
+from dst_eval.gold import GoldFrame, GoldSet, GoldTurn
 from dst_eval.metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,
     group_means,
     score_frames,
     turn_product_means,
-    turn_products,
 )
 from dst_eval.normalize import Normalizer
 from dst_eval.options import EvalOptions
@@ -197,9 +197,13 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
     service_ids = {name: i for i, name in enumerate(schema)}
     service_slots = [(s.slots, s.categorical) for s in schema.values()]
 
-    refs, hyps, utterances, frame_services, turn_of_frame = [], [], [], [], []
+    refs: list[GoldFrame] = []
+    hyps: list[PredFrame] = []
+    utterances: list[str] = []
+    frame_services, turn_of_frame = array("q"), array("q")  # 8 bytes a frame, not an int
     absent_frames: list[int] = []  # frames scored against an empty frame
-    scored_turns: list[tuple[GoldTurn, bool]] = []
+    scored_turns: list[GoldTurn] = []
+    scored_missing = bytearray()  # 1 where the scored turn has no prediction
     n_missing_turns = n_missing_frames = n_flat = 0
     for gold_turn, pred_turn in alignment.pairs:
         missing = pred_turn is None or (pred_turn.frames is None and pred_turn.state is None)
@@ -232,17 +236,18 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
             utterances.append(gold_turn.user_utterance)
             frame_services.append(service_ids[ref.service])
             turn_of_frame.append(turn_id)
-        scored_turns.append((gold_turn, missing))
+        scored_turns.append(gold_turn)
+        scored_missing.append(missing)
 
-    services_arr = np.asarray(frame_services, dtype=np.int64)
+    services_arr = np.frombuffer(frame_services, dtype=np.int64)
     predicted = None
     if options.missing == "wrong" and absent_frames:
         predicted = np.ones(len(refs), dtype=bool)
         predicted[absent_frames] = False
     values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy,
                           predicted=predicted)
-    turns_arr = np.asarray(turn_of_frame, dtype=np.int64)
-    official, group_index, frame_index, group_names = _aggregate(
+    turns_arr = np.frombuffer(turn_of_frame, dtype=np.int64)
+    official, group_names = _aggregate(
         values, services_arr, list(schema), turns_arr, seen, across_turn)
     _notes(notes, alignment, options, n_missing_turns, n_missing_frames, n_flat)
 
@@ -250,7 +255,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
     scores = _select(dict(official.get(ALL_SERVICES, {})), options)
     groups = {_public_name(g, services): dict(official[g])
               for g in group_names if g != ALL_SERVICES and g in official}
-    per_turn = _per_turn(values, turns_arr, scored_turns)
+    per_turn = _per_turn(values, turns_arr, scored_turns,
+                         np.frombuffer(scored_missing, dtype=bool).copy())
     return (result or Result()).add(
         scores=scores,
         signature_fields={
@@ -265,7 +271,7 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         per_turn=per_turn,
         notes=notes,
         counts={"frames": len(refs), "turns": len(scored_turns),
-                "dialogues": len({t.dialogue_id for t, _ in scored_turns}),
+                "dialogues": len({t.dialogue_id for t in scored_turns}),
                 "missing_turns_scored_empty": n_missing_turns,
                 "missing_frames": n_missing_frames},
     )
@@ -277,8 +283,8 @@ def _empty_frame(service: str, has_spans: bool) -> PredFrame:
 
 def _aggregate(values: np.ndarray, frame_services: np.ndarray, services: list[str],
                turn_of_frame: np.ndarray, seen: frozenset[str] | None,
-               across_turn: bool) -> tuple:
-    """The official ``{group: {metric: mean}}`` plus the frame/group membership arrays.
+               across_turn: bool) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """The official ``{group: {metric: mean}}`` and the group names.
 
     Frame ``i`` of service ``s = frame_services[i]`` belongs to every group of
     ``_group_keys(services[s])`` (once per listing: a service named like its domain joins
@@ -292,12 +298,12 @@ def _aggregate(values: np.ndarray, frame_services: np.ndarray, services: list[st
         keys_of_service[s] = [group_ids.setdefault(k, len(group_ids))
                               for k in _group_keys(services[s], seen)]
     width = len(keys_of_service[0]) if keys_of_service else 0
-    frames = np.repeat(np.arange(len(frame_services), dtype=np.int64), width)
-    groups = np.asarray(keys_of_service, dtype=np.int64).reshape(-1, width)[
-        frame_services].ravel()
+    service_groups = np.asarray(keys_of_service, dtype=np.int64).reshape(-1, width)
     n_groups = len(group_ids)
-    means, counts = group_means(values, frames, groups, n_groups)
+    means, counts = group_means(values, frame_services, service_groups, n_groups)
     if across_turn:
+        frames = np.repeat(np.arange(len(frame_services), dtype=np.int64), width)
+        groups = service_groups[frame_services].ravel()
         for column in JOINT_COLUMNS:
             means[:, column], counts[:, column] = turn_product_means(
                 values[:, column], frames, groups, turn_of_frame, n_groups)
@@ -308,23 +314,26 @@ def _aggregate(values: np.ndarray, frame_services: np.ndarray, services: list[st
         metrics = {m: float(means[g, j]) for j, m in enumerate(METRICS) if counts[g, j] > 0}
         if metrics:
             official[name] = dict(sorted(metrics.items()))
-    return official, groups, frames, names
+    return official, names
 
 
 def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
-              scored_turns: list[tuple[GoldTurn, bool]]) -> dict[str, Any]:
+              scored_turns: list[GoldTurn], missing: np.ndarray) -> dict[str, Any]:
     n_turns = len(scored_turns)
     joint = np.full(n_turns, np.nan)  # stays NaN for a turn without any scored frame
     jga = values[:, METRICS.index("joint_goal_accuracy")]
-    keys, products = turn_products(jga, np.arange(len(jga)), np.zeros(len(jga), dtype=np.int64),
-                                   turn_of_frame, 1)
-    joint[keys] = products
+    scored = ~np.isnan(jga)
+    turns, scores = turn_of_frame[scored], jga[scored]  # frames come in turn order
+    if len(turns):
+        starts = np.flatnonzero(np.r_[True, turns[1:] != turns[:-1]])
+        joint[turns[starts]] = np.multiply.reduceat(scores, starts)
     n_frames = np.bincount(turn_of_frame, minlength=n_turns)
     columns: dict[str, Any] = {
-        "dialogue_id": [t.dialogue_id for t, _ in scored_turns],
-        "turn_index": np.array([t.turn_index for t, _ in scored_turns], dtype=np.int64),
+        "dialogue_id": [t.dialogue_id for t in scored_turns],
+        "turn_index": np.fromiter([t.turn_index for t in scored_turns], dtype=np.int64,
+                                  count=n_turns),
         "frames": n_frames,
-        "missing": np.array([m for _, m in scored_turns], dtype=bool),
+        "missing": missing,
         "joint_goal_accuracy": joint,
     }
     for name in ("average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1"):

@@ -15,8 +15,9 @@ One :class:`GoldTurn` per USER turn (``raw_turn_index`` = its position in ``turn
 What repeats is shared, not copied: a frame state equal to the previous state of its
 service in the dialogue is the same mapping (cumulative states repeat from turn to turn),
 a turn whose frames carry the same state mappings as the previous turn's shares its flat
-state, and intent maps, service tuples, names and value tuples are pooled (one object per
-distinct value tuple and slot name in the gold set: ~0.3 KB less per user turn).
+state, and intent maps, service tuples, names, value tuples and requested-slot tuples are
+pooled (one object per distinct value tuple and slot name in the gold set: ~0.3 KB less
+per user turn).
 
 A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
 ``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing
@@ -144,8 +145,11 @@ class GoldBuilder:
             flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY
             states[service] = (values, mapping, flat)
         intent = state.active_intent
+        requested = state.requested_slots
+        if requested:
+            requested = self.values.setdefault(requested, requested)
         spans = frame.slots
-        return GoldFrame(service, names.setdefault(intent, intent), state.requested_slots,
+        return GoldFrame(service, names.setdefault(intent, intent), requested,
                          mapping, _spans(spans, names) if spans else ()), flat
 
 

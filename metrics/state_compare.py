@@ -56,6 +56,7 @@ with a gold intent equals it; turns without a gold intent are not counted).
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -168,8 +169,8 @@ def turn_table(
     names_ = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
               "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta", "iaga_num",
               *GCA_COLUMNS)
-    rows_out: list[tuple] = []
-    fga_rows: list[list[float]] = []
+    rows_out = array("d")  # one row of len(names_) floats per turn, no tuple kept
+    fga_rows = array("d")  # len(lambdas) floats per turn
     zeros = [0.0] * len(lambdas)
     ones = [1.0] * len(lambdas)
 
@@ -238,12 +239,12 @@ def turn_table(
         if unpredicted:
             fga_ok = changes_ok = False
         if jga:
-            fga_rows.append(ones)
+            fga_rows.extend(ones)
         elif t == 0 or prev_jga or not fga_ok:
-            fga_rows.append(zeros)
+            fga_rows.extend(zeros)
             t_err = t
         else:
-            fga_rows.append([1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas])
+            fga_rows.extend([1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas])
 
         if unpredicted:
             f1 = 0.0
@@ -253,7 +254,7 @@ def turn_table(
             f1 = 2 * correct / (n_gold + n_pred)
         else:
             f1 = 0.0
-        rows_out.append((
+        rows_out.extend((
             1, n_gold, n_pred, correct, wrong, missing, extra, jga, f1,
             correct / n_gold if n_gold else 0.0, 1 if n_gold else 0,
             correct / tstar if tstar else 0.0, 1 if tstar or unpredicted else 0, tstar,
@@ -264,9 +265,9 @@ def turn_table(
         b_prev, p_prev, prev_jga = gold, pred, jga
         t += 1
 
-    matrix = np.array(rows_out, dtype=float).reshape(n, len(names_))
+    matrix = np.frombuffer(rows_out, dtype=np.float64).reshape(n, len(names_))
     cols = {name: matrix[:, i].copy() for i, name in enumerate(names_)}
-    fga_matrix = np.array(fga_rows, dtype=float).reshape(n, len(lambdas))
+    fga_matrix = np.frombuffer(fga_rows, dtype=np.float64).reshape(n, len(lambdas))
     fga_cols = [fga_matrix[:, i].copy() for i in range(len(lambdas))]
     for lam, column in zip(lambdas, fga_cols, strict=True):
         cols[fga_column(lam)] = column

@@ -68,6 +68,7 @@ ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
 CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
 _FLAT_VALUES = frozenset({str, tuple, list})
+_TUPLES = frozenset({tuple})
 
 
 class SlotOutcome(Struct, frozen=True, gc=False):
@@ -163,6 +164,7 @@ def turn_table(
     absent_rows: list[int] = np.flatnonzero(~present).tolist()
     absent = set(absent_rows)
     match = value_match or _exact
+    exact = value_match is None  # the default match, inline in the slot loop
     lambdas = tuple(float(x) for x in fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
 
@@ -194,7 +196,8 @@ def turn_table(
         return domain
     for row in range(n):
         raw_gold = flat_state(y_true[row])
-        gold = {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()}
+        gold = (raw_gold if _TUPLES.issuperset(map(type, raw_gold.values())) else
+                {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()})
         unpredicted = row in absent if absent else False
         pred = {} if unpredicted else flat_state(y_pred[row] or {})
         dialogue = dialogue_of[row]
@@ -209,7 +212,7 @@ def turn_table(
                 missing += 1
                 kind = MISSING
                 errs.append(slot)
-            elif match(value, variants):
+            elif value in variants if exact else match(value, variants):
                 correct += 1
                 kind = CORRECT
             else:

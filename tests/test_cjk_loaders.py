@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
 import unicodedata
 import zipfile
 from collections import Counter
@@ -602,6 +603,39 @@ def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples:
             out.write(gold_samples / "jmultiwoz" / name, f"JMultiWOZ_1.0/{name}")
     zipped = jmultiwoz.load(archive)
     assert recorded(zipped) == [sha256_of(archive)] and states(zipped) == states(sample)
+
+
+def test_file_log_hashes_large_files_off_the_main_thread(tmp_path: Path) -> None:
+    """A large file's SHA-256 is computed on the log's helper thread, a small one's at once;
+    ``files`` gives them in reading order, as hashlib gives them here, and stops the
+    thread; a log dropped before ``files`` takes its thread with it."""
+    from dst_eval.corpora.digests import INLINE_BYTES
+    from dst_eval.corpora.layout import FileLog
+
+    earlier = set(threading.enumerate())  # threads another test may have left ending
+
+    def helpers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate()
+                if t.name.startswith("dst-eval-sha256") and t not in earlier]
+
+    sizes = {"big1.json": INLINE_BYTES + 1, "small.json": 10, "big2.json": 3 * INLINE_BYTES}
+    paths = []
+    for name, size in sizes.items():
+        path = tmp_path / name
+        path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        paths.append(path)
+    log = FileLog()
+    for path in [*paths, paths[0]]:  # a file read twice is recorded once
+        assert log.read_bytes(path) == path.read_bytes()
+    assert helpers()  # the large files went to the helper thread
+    assert [(f.path, f.sha256, f.size) for f in log.files] == [sha256_of(p) for p in paths]
+    assert not helpers()
+    dropped = FileLog()
+    dropped.read_bytes(paths[2])
+    (thread,) = helpers()
+    del dropped
+    thread.join(timeout=10)
+    assert not thread.is_alive()
 
 
 def test_files_digest_follows_content_not_paths(gold_samples: Path, tmp_path: Path) -> None:

@@ -12,10 +12,12 @@ import hashlib
 import io
 import zipfile
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from dst_eval.corpora.digests import BackgroundDigests, resolved
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
 from dst_eval.jsonio import parse_json_bytes, read_bytes
@@ -34,7 +36,9 @@ class FileLog:
     Every read goes through :meth:`read_bytes`, which reads the whole file once and records
     ``GoldFile(path as opened, sha256 of the bytes, size)``; parsing works on those bytes, so
     what is hashed is exactly what is parsed (a zip is hashed as a whole, its members parsed
-    from memory). A file read twice is recorded once. Sniffing (:func:`read_head`) is not
+    from memory). A file read twice is recorded once. The SHA-256 of a large file is
+    computed on a helper thread while the loader parses it (:mod:`.digests`); :attr:`files`
+    waits for it. Sniffing (:func:`read_head`) is not
     recorded: it decides the format, not the content. Use one log per ``load`` call::
 
         log = FileLog()
@@ -45,19 +49,21 @@ class FileLog:
 
     def __init__(self, *, error: ErrorType = GoldDataError) -> None:
         self._error = error
-        self._files: dict[str, GoldFile] = {}
+        self._files: dict[str, GoldFile | Future[GoldFile]] = {}
+        self._digests = BackgroundDigests()
 
     @property
     def files(self) -> tuple[GoldFile, ...]:
-        """The files read so far, in reading order."""
-        return tuple(self._files.values())
+        """The files read so far, in reading order (waits for their digests)."""
+        self._digests.close()
+        return tuple(resolved(record) for record in self._files.values())
 
     def read_bytes(self, path: str | Path) -> bytes:
         """All bytes of ``path`` (recorded); a missing or unreadable file is ``error``."""
         data = read_bytes(Path(path), error=self._error)
         key = str(path)
         if key not in self._files:
-            self._files[key] = GoldFile(key, hashlib.sha256(data).hexdigest(), len(data))
+            self._files[key] = self._digests.record(key, data)
         return data
 
     def open_zip(self, path: str | Path) -> zipfile.ZipFile:

@@ -306,20 +306,19 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
 
     known_superset, domains_superset = checker.known.issuperset, checker.domains.issuperset
     plain_str = frozenset([str])
-    passed: list = [None, None, None]  # the last (state, requested, intents) the fast path took
+    passed: list = [None]  # the last state whose keys and values the fast path accepted
 
     def check_turn(pred: PredTurn, pred_id: str, gold_id: str, index: int) -> PredTurn:
         state = pred.state
-        if state and checker.active:
+        # fast path: known keys, plain values, nothing to re-spell; a state that is the
+        # previous turn's object (readers share an unchanged one) was accepted already
+        if state and checker.active and (state is passed[0] or (
+                known_superset(state) and plain_str.issuperset(map(type, state.values()))
+                and "|" not in "".join(state.values()))):
+            passed[0] = state
             requested, intents = pred.requested_slots, pred.active_intents
-            if state is passed[0] and requested is passed[1] and intents is passed[2]:
-                return pred  # the previous turn's objects (readers share unchanged ones)
-            values = state.values()  # fast path: known keys, plain values, nothing to re-spell
-            if (known_superset(state) and plain_str.issuperset(map(type, values))
-                    and "|" not in "".join(values)
-                    and (not requested or known_superset(requested))
+            if ((not requested or known_superset(requested))
                     and (not intents or domains_superset(intents))):
-                passed[:] = state, requested, intents
                 return pred
         respell = False
         for key, value in (pred.state or {}).items():

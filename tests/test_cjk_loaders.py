@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import threading
 import unicodedata
 import zipfile
 from collections import Counter
@@ -606,17 +605,11 @@ def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples:
 
 
 def test_file_log_hashes_large_files_off_the_main_thread(tmp_path: Path) -> None:
-    """A large file's SHA-256 is computed on the log's helper thread, a small one's at once;
-    ``files`` gives them in reading order, as hashlib gives them here, and stops the
-    thread; a log dropped before ``files`` takes its thread with it."""
-    from dst_eval.corpora.digests import INLINE_BYTES
+    """A large file's SHA-256 is computed on a helper thread, a small one's at once;
+    ``files`` gives them in reading order, as hashlib gives them here, once every helper
+    has ended; a log dropped before ``files`` leaves no thread running."""
+    from dst_eval.corpora.digests import INLINE_BYTES, THREAD_NAME, PendingDigest
     from dst_eval.corpora.layout import FileLog
-
-    earlier = set(threading.enumerate())  # threads another test may have left ending
-
-    def helpers() -> list[threading.Thread]:
-        return [t for t in threading.enumerate()
-                if t.name.startswith("dst-eval-sha256") and t not in earlier]
 
     sizes = {"big1.json": INLINE_BYTES + 1, "small.json": 10, "big2.json": 3 * INLINE_BYTES}
     paths = []
@@ -627,13 +620,17 @@ def test_file_log_hashes_large_files_off_the_main_thread(tmp_path: Path) -> None
     log = FileLog()
     for path in [*paths, paths[0]]:  # a file read twice is recorded once
         assert log.read_bytes(path) == path.read_bytes()
-    assert helpers()  # the large files went to the helper thread
+    pending = [r for r in log._files.values() if isinstance(r, PendingDigest)]
+    assert [r.path for r in pending] == [str(paths[0]), str(paths[2])]
+    threads = [r._thread for r in pending]
+    assert all(t.name == THREAD_NAME for t in threads)
     assert [(f.path, f.sha256, f.size) for f in log.files] == [sha256_of(p) for p in paths]
-    assert not helpers()
+    assert not any(t.is_alive() for t in threads)
     dropped = FileLog()
     dropped.read_bytes(paths[2])
-    (thread,) = helpers()
-    del dropped
+    (record,) = dropped._files.values()
+    thread = record._thread
+    del dropped, record
     thread.join(timeout=10)
     assert not thread.is_alive()
 

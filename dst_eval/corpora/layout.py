@@ -12,12 +12,11 @@ import hashlib
 import io
 import zipfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from dst_eval.corpora.digests import BackgroundDigests, resolved
+from dst_eval.corpora.digests import PendingDigest, gold_file, resolved
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
 from dst_eval.jsonio import parse_json_bytes, read_bytes
@@ -49,13 +48,11 @@ class FileLog:
 
     def __init__(self, *, error: ErrorType = GoldDataError) -> None:
         self._error = error
-        self._files: dict[str, GoldFile | Future[GoldFile]] = {}
-        self._digests = BackgroundDigests()
+        self._files: dict[str, GoldFile | PendingDigest] = {}
 
     @property
     def files(self) -> tuple[GoldFile, ...]:
         """The files read so far, in reading order (waits for their digests)."""
-        self._digests.close()
         return tuple(resolved(record) for record in self._files.values())
 
     def read_bytes(self, path: str | Path) -> bytes:
@@ -63,7 +60,7 @@ class FileLog:
         data = read_bytes(Path(path), error=self._error)
         key = str(path)
         if key not in self._files:
-            self._files[key] = self._digests.record(key, data)
+            self._files[key] = gold_file(key, data)
         return data
 
     def open_zip(self, path: str | Path) -> zipfile.ZipFile:

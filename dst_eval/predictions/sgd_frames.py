@@ -203,19 +203,18 @@ class _Builder:
             if frames_in is None:
                 self._fail(dialogue_id, index, raw_index, "missing key 'frames'")
             try:
-                if len(frames_in) == 1:  # most turns: one service
+                if len(frames_in) == 1:
                     frame, flat = self._frame(frames_in[0], dialogue_id, index, raw_index,
                                               states)
                     frames: tuple[PredFrame, ...] = (frame,)
-                    requested, intents, services = self._frame_sets(frame)
                 else:
                     built = [self._frame(frame, dialogue_id, index, raw_index, states)
                              for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
-                    requested, intents, services = self._turn_sets(frames)
             except _Malformed as exc:
                 self._fail(dialogue_id, index, raw_index, str(exc))
+            requested, intents, services = self._turn_sets(frames)
             out.append(PredTurn(flat, requested, intents, None, services, frames))
         return out
 
@@ -308,20 +307,6 @@ class _Builder:
             out.append(SlotSpan(names.setdefault(span.slot, span.slot), span.start,
                                 span.exclusive_end))
         return tuple(out)
-
-    def _frame_sets(self, frame: PredFrame
-                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
-        """:meth:`_turn_sets` of a turn with one frame."""
-        service, intent = frame.service, frame.active_intent
-        pooled = self.turn_sets.get((service, intent))
-        if pooled is None:
-            active = {service: intent} if intent is not None and intent != "NONE" else {}
-            pooled = self.turn_sets[service, intent] = (_NO_KEYS, MappingProxyType(active),
-                                                        (service,))
-        if frame.requested_slots:
-            keys = self.keys[service]
-            return frozenset([keys[slot] for slot in frame.requested_slots]), *pooled[1:]
-        return pooled
 
     def _turn_sets(self, frames: tuple[PredFrame, ...]
                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:

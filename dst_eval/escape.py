@@ -16,7 +16,6 @@ it is shown, so that no input can forge output.
 
 from __future__ import annotations
 
-import html as _html
 import re
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
@@ -45,6 +44,8 @@ def markdown(text: str) -> str:
 
 def html(text: str) -> str:
     """``text`` safe in HTML text or a quoted attribute, on one line."""
+    import html as _html  # only HTML pages need it: not imported by every run
+
     return _html.escape(one_line(text), quote=True)
 
 

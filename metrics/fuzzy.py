@@ -35,8 +35,6 @@ import re
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from rapidfuzz.distance import Indel
-
 BACKENDS = ("difflib", "levenshtein")
 
 _NON_WORD = re.compile(r"(?ui)\W")
@@ -63,6 +61,8 @@ def _difflib_ratio(a: str, b: str) -> float:
 
 
 def _lcs_ratio(a: str, b: str) -> float:
+    from rapidfuzz.distance import Indel  # only this backend needs it: not imported per run
+
     total = len(a) + len(b)
     matches = total - Indel.distance(a, b)  # = 2 * LCS
     return matches / total

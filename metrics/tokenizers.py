@@ -29,7 +29,6 @@ built once per process, and repeated segments are served from a per-tokenizer ca
 from __future__ import annotations
 
 import ctypes
-import logging
 from abc import ABC, abstractmethod
 from functools import lru_cache
 from importlib import import_module
@@ -265,6 +264,8 @@ class JiebaTokenizer(Tokenizer):
                 jieba = import_module("jieba")
             except ImportError as exc:
                 raise TokenizerError(f"tokenizer 'jieba' needs the jieba package ({exc})") from exc
+            import logging  # loaded with jieba anyway; not imported by every run
+
             jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." on stderr
             segmenter = jieba.Tokenizer()
             segmenter.initialize()

@@ -635,6 +635,23 @@ def test_file_log_hashes_large_files_off_the_main_thread(tmp_path: Path) -> None
     assert not thread.is_alive()
 
 
+def test_a_failed_background_digest_is_raised_by_files(tmp_path: Path, monkeypatch) -> None:
+    """An error while hashing on the helper thread is not lost: ``files`` raises it."""
+    from dst_eval.corpora import digests
+    from dst_eval.corpora.layout import FileLog
+
+    def failing(_data: bytes):
+        raise MemoryError("no room to hash")
+
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * digests.INLINE_BYTES)
+    monkeypatch.setattr(digests.hashlib, "sha256", failing)
+    log = FileLog()
+    log.read_bytes(path)
+    with pytest.raises(MemoryError, match="no room to hash"):
+        _ = log.files
+
+
 def test_files_digest_follows_content_not_paths(gold_samples: Path, tmp_path: Path) -> None:
     """The stale-gold scenarios of issue 8: a symlinked copy digests as the original; a
     patched copy at the same path does not."""

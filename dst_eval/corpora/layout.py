@@ -37,8 +37,8 @@ class FileLog:
     what is hashed is exactly what is parsed (a zip is hashed as a whole, its members parsed
     from memory). A file read twice is recorded once. The SHA-256 of a large file is
     computed on a helper thread while the loader parses it (:mod:`.digests`); :attr:`files`
-    waits for it. Sniffing (:func:`read_head`) is not
-    recorded: it decides the format, not the content. Use one log per ``load`` call::
+    waits for it. Sniffing (:func:`read_head`) is not recorded: it decides the format, not
+    the content. Use one log per ``load`` call::
 
         log = FileLog()
         data = log.read_records(path)

@@ -48,6 +48,21 @@ def context(bench: Bench) -> str:
             f"{bench.anchors}{' · QUICK mode' if bench.quick else ''}")
 
 
+PROBE = "sum(i * i for i in range(4_000_000))"
+"""A fixed CPU-bound workload, timed in a fresh interpreter at the start and the end of a run:
+the host's speed at that time (walls of the same binary drift by 10-60 % on a shared VM)."""
+
+
+def host_probe() -> str:
+    """Median wall of three runs of :data:`PROBE` (interpreter start included)."""
+    walls = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", PROBE], check=True)
+        walls.append(time.perf_counter() - start)
+    return f"{sorted(walls)[1]:.3f} s"
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)  # so that temporary inputs are deleted
 
@@ -71,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
               "PYTHONDONTWRITEBYTECODE/DST_EVAL_*; dst-eval cold runs a fresh empty "
               "XDG_CACHE_HOME each)")
     header = context(bench)
+    probe_before = "" if args.dry_run else host_probe()
     start = time.perf_counter()
     reports: list[JobReport] = []
     try:
@@ -86,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         return 0
     rows = [row for report in reports for row in report.rows]
-    text = "\n".join([header + f" · took {time.perf_counter() - start:.0f} s", "",
+    took = time.perf_counter() - start
+    probe = f" · host probe ({PROBE}) {probe_before} before, {host_probe()} after"
+    text = "\n".join([header + f" · took {took:.0f} s" + probe, "",
                       markdown_table(rows), ""]
                      + [block + "\n" for report in reports for block in report.details])
     print(text)

@@ -5,7 +5,7 @@ files of 128 dialogues: gold in ``<tmp>/sgd_scale/gold/dev`` (with dev's ``schem
 ``../train/schema.json`` linked), predictions = ``make_corrupt.py --mode drop --every 5`` of
 dev, replicated the same way. Whole dialogues are taken until the size is reached (the
 actual user-turn count is reported). Each size is generated, measured, then deleted (1M is
-about 2.3 GB gold + 2.3 GB predictions). By construction JGA = 1 - corrupted / user frames.
+about 1.15 GB gold + 1.15 GB predictions). By construction JGA = 1 - corrupted / user frames.
 
     dst-eval PRED --gold <tmp>/sgd_scale/gold/dev --profile sgd-official --format json
              --output dst.json

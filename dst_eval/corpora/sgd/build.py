@@ -84,15 +84,13 @@ class GoldBuilder:
                         frames_in = _decoded_frames(frames_in)  # raises, saying what is wrong
                 if frames_in is None:
                     raise _Malformed("missing key 'frames'")
-                if len(frames_in) == 1:  # most turns: one service
+                if len(frames_in) == 1:
                     frame, flat = self._frame(frames_in[0], states)
                     frames: tuple[GoldFrame, ...] = (frame,)
-                    requested, active, services = self._frame_sets(frame)
                 else:
                     built = [self._frame(frame, states) for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
-                    requested, active, services = self._turn_sets(frames)
             except _Malformed as exc:
                 raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
                                     turn=raw_index) from None
@@ -101,23 +99,11 @@ class GoldBuilder:
                 following = turns[raw_index + 1]
                 if following.speaker == "SYSTEM":
                     response = following.utterance
+            requested, active, services = self._turn_sets(frames)
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
         services = tuple([names.setdefault(s, s) for s in record.services])
         return GoldDialogue(dialogue_id, tuple(out), services=services)
-
-    def _frame_sets(self, frame: GoldFrame
-                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
-        """:meth:`_turn_sets` of a turn with one frame."""
-        service, intent = frame.service, frame.active_intent
-        pooled = self.turn_sets.get((service, intent))
-        if pooled is None:
-            active = MappingProxyType({service: intent}) if intent != "NONE" else _EMPTY
-            pooled = self.turn_sets[service, intent] = (_NO_KEYS, active, (service,))
-        if frame.requested_slots:
-            keys = self.keys[frame.service]
-            return frozenset([keys[slot] for slot in frame.requested_slots]), *pooled[1:]
-        return pooled
 
     def _turn_sets(self, frames: tuple[GoldFrame, ...]
                    ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:

@@ -310,11 +310,23 @@ def turn_products(values: np.ndarray, frame_index: np.ndarray, group_index: np.n
     keep = ~np.isnan(member_values)
     keys = turn_of_frame[frame_index[keep]].astype(np.int64) * n_groups + group_index[keep]
     order = np.argsort(keys, kind="stable")
-    keys, member_values = keys[order], member_values[keep][order]
+    return _run_products(keys[order], member_values[keep][order])
+
+
+def turn_joint(values: np.ndarray, turn_of_frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(turns, products)``: the product of the non-NaN frame values of each turn that has
+    one (:func:`turn_products` with every frame in one group). ``turn_of_frame`` must be
+    non-decreasing (frames listed turn by turn); no sort, no per-membership arrays."""
+    scored = ~np.isnan(values)
+    return _run_products(turn_of_frame[scored].astype(np.int64), values[scored])
+
+
+def _run_products(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each run of equal consecutive ``keys`` (sorted) and the product of its ``values``."""
     if len(keys) == 0:
-        return keys, member_values
+        return keys, values
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return keys[starts], np.multiply.reduceat(member_values, starts)
+    return keys[starts], np.multiply.reduceat(values, starts)
 
 
 def turn_product_means(values: np.ndarray, frame_index: np.ndarray, group_index: np.ndarray,

@@ -504,3 +504,19 @@ def test_group_means_equal_a_loop_over_memberships():
             else:
                 assert math.isnan(means[g, j])
     assert counts[:, 3].sum() == 0 and counts[n_groups - 1].sum() == 0
+
+
+def test_turn_joint_is_turn_products_with_one_group():
+    """turn_joint (frames in turn order, no sort) equals the general turn_products with every
+    frame in one group, NaN frames and turns without a scored frame included."""
+    from dst_eval.metrics.sgd_frame import turn_joint, turn_products
+
+    rng = np.random.default_rng(3)
+    turn_of_frame = np.sort(rng.integers(0, 300, 1000))
+    values = rng.random(1000)
+    values[rng.random(1000) < 0.3] = np.nan
+    keys, products = turn_products(values, np.arange(1000), np.zeros(1000, dtype=np.int64),
+                                   turn_of_frame, 1)
+    turns, joint = turn_joint(values, turn_of_frame)
+    assert np.array_equal(turns, keys) and np.array_equal(joint, products)
+    assert len(turns) < len(np.unique(turn_of_frame))  # some turns have only NaN frames

@@ -63,6 +63,7 @@ from dst_eval.metrics.sgd_frame import (
     METRICS,
     group_means,
     score_frames,
+    turn_joint,
     turn_product_means,
 )
 from dst_eval.normalize import Normalizer
@@ -321,12 +322,9 @@ def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
               scored_turns: list[GoldTurn], missing: np.ndarray) -> dict[str, Any]:
     n_turns = len(scored_turns)
     joint = np.full(n_turns, np.nan)  # stays NaN for a turn without any scored frame
-    jga = values[:, METRICS.index("joint_goal_accuracy")]
-    scored = ~np.isnan(jga)
-    turns, scores = turn_of_frame[scored], jga[scored]  # frames come in turn order
-    if len(turns):
-        starts = np.flatnonzero(np.r_[True, turns[1:] != turns[:-1]])
-        joint[turns[starts]] = np.multiply.reduceat(scores, starts)
+    turns, products = turn_joint(values[:, METRICS.index("joint_goal_accuracy")],
+                                 turn_of_frame)  # frames come in turn order
+    joint[turns] = products
     n_frames = np.bincount(turn_of_frame, minlength=n_turns)
     columns: dict[str, Any] = {
         "dialogue_id": [t.dialogue_id for t in scored_turns],

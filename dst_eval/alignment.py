@@ -34,7 +34,7 @@ turn 2``) and per other kind, carrying the count and the first place in its mess
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from types import MappingProxyType
@@ -51,12 +51,54 @@ _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")
 
 
+class TurnPairs(Sequence):
+    """Gold turns and their predictions (None: missing), kept as two parallel lists; a
+    pair is made when it is read (``zip``), not stored: two pointers a turn instead of a
+    2-tuple, ≈ 56 MB less at 10^6 turns."""
+
+    __slots__ = ("gold", "predicted")
+
+    def __init__(self, gold: list[GoldTurn] | None = None,
+                 predicted: list[PredTurn | None] | None = None) -> None:
+        self.gold: list[GoldTurn] = [] if gold is None else gold
+        self.predicted: list[PredTurn | None] = [] if predicted is None else predicted
+        if len(self.gold) != len(self.predicted):
+            raise ValueError("one prediction (or None) per gold turn")
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[GoldTurn, PredTurn | None]]) -> TurnPairs:
+        if isinstance(pairs, TurnPairs):
+            return pairs
+        pairs = list(pairs)
+        return cls([g for g, _ in pairs], [p for _, p in pairs])
+
+    def __iter__(self) -> Iterator[tuple[GoldTurn, PredTurn | None]]:
+        return zip(self.gold, self.predicted, strict=True)
+
+    def __len__(self) -> int:
+        return len(self.gold)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return TurnPairs(self.gold[index], self.predicted[index])
+        return self.gold[index], self.predicted[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TurnPairs):
+            return self.gold == other.gold and self.predicted == other.predicted
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"TurnPairs({len(self)} turns)"
+
+
 @dataclass
 class Alignment:
     gold: GoldSet
     predictions: PredictionSet
-    pairs: list[tuple[GoldTurn, PredTurn | None]]
-    """Every gold turn in gold order with its prediction, None if missing."""
+    pairs: TurnPairs
+    """Every gold turn in gold order with its prediction, None if missing (a list of
+    pairs given here is stored as :class:`TurnPairs`)."""
     issues: list[Issue] = field(default_factory=list)
     """Problems for reports, repeated ones grouped (count and first place in the message)."""
     missing_dialogues: list[str] = field(default_factory=list)
@@ -65,6 +107,9 @@ class Alignment:
     n_extra_turns: int = 0
     issue_details: list[Issue] = field(default_factory=list)
     """Every problem instance, one Issue per dialogue/turn (and slot)."""
+
+    def __post_init__(self) -> None:
+        self.pairs = TurnPairs.of(self.pairs)
 
     @property
     def n_turns(self) -> int:
@@ -75,7 +120,7 @@ class Alignment:
         """Share of gold turns that have a prediction."""
         if not self.pairs:
             return 0.0
-        return sum(p is not None for _, p in self.pairs) / len(self.pairs)
+        return (len(self.pairs) - self.pairs.predicted.count(None)) / len(self.pairs)
 
     def present_pairs(self) -> list[tuple[GoldTurn, PredTurn]]:
         """Only the turns that have a prediction (the official scorers' silent behaviour)."""
@@ -300,7 +345,9 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
     pipe_values = gold_pipe_values(gold)
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold)
-    pairs: list[tuple[GoldTurn, PredTurn | None]] = []
+    gold_turns: list[GoldTurn] = []
+    predicted: list[PredTurn | None] = []  # one per gold turn, None: missing
+    add_prediction = predicted.append
     missing: list[str] = []
     n_missing_turns = n_extra_turns = 0
 
@@ -356,7 +403,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
         if pred_turns is None:
             missing.append(dialogue.dialogue_id)
             n_missing_turns += len(dialogue.turns)
-            pairs.extend((turn, None) for turn in dialogue.turns)
+            gold_turns.extend(dialogue.turns)
+            predicted.extend([None] * len(dialogue.turns))
             continue
         pred_id = predictions._by_key[dialogue_key(dialogue.dialogue_id)]
         n_gold, n_pred = len(dialogue.turns), len(pred_turns)
@@ -371,7 +419,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
             ))
             n_missing_turns += max(0, n_gold - n_pred)
             n_extra_turns += max(0, n_pred - n_gold)
-        for i, turn in enumerate(dialogue.turns):
+        for i in range(n_gold):
             pred = pred_turns[i] if i < n_pred else None
             if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
@@ -383,7 +431,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
                                          severity=severity))
             if pred is not None:
                 pred = check_turn(pred, pred_id, dialogue.dialogue_id, i)
-            pairs.append((turn, pred))
+            add_prediction(pred)
+        gold_turns.extend(dialogue.turns)
 
     gold_keys = {dialogue_key(d.dialogue_id) for d in gold}
     extra = sorted(d for d in predictions.dialogues if dialogue_key(d) not in gold_keys)
@@ -407,7 +456,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
             i.kind == "hedged_value" and (i.dialogue, i.turn, i.message.partition(":")[0])
             in genuine and "'|'" in i.message)]
     grouped = group_issues(details, labels)
-    result = Alignment(gold, predictions, pairs, grouped, missing, extra,
+    result = Alignment(gold, predictions, TurnPairs(gold_turns, predicted), grouped, missing, extra,
                        n_missing_turns, n_extra_turns, details)
     if strict and grouped:
         first = grouped[0]

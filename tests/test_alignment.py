@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from dst_eval.alignment import align, group_issues, known_slot_keys
+from dst_eval.alignment import Alignment, TurnPairs, align, group_issues, known_slot_keys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, ServiceSchema, freeze_state
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
@@ -72,6 +72,22 @@ def test_missing_extra_and_gap_turns():
         alignment.issues[0].message
     summary = alignment.summary()
     assert (summary["missing_turns"], summary["extra_turns"], summary["issues"]) == (2, 1, 3)
+
+
+def test_turn_pairs_hold_two_parallel_lists():
+    gold = make_gold(GOLD)
+    turns = list(gold.turns())
+    predicted = [pred(), None, pred(), None, None]
+    pairs = TurnPairs(turns, predicted)
+    assert list(pairs) == list(zip(turns, predicted, strict=True)) and len(pairs) == 5
+    assert pairs[1] == (turns[1], None) and pairs[-1] == (turns[4], None)
+    assert list(pairs[1:3]) == [(turns[1], None), (turns[2], predicted[2])]
+    assert TurnPairs.of(list(pairs)) == pairs and TurnPairs.of(pairs) is pairs
+    built = Alignment(gold, make_preds({}), list(zip(turns, predicted, strict=True)))
+    assert isinstance(built.pairs, TurnPairs) and built.pairs == pairs
+    assert built.coverage == pytest.approx(2 / 5) and built.n_turns == 5
+    with pytest.raises(ValueError, match="one prediction"):
+        TurnPairs(turns, predicted[:4])
 
 
 def test_missing_dialogue():

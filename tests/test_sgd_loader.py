@@ -366,3 +366,39 @@ def test_reader_reads_a_zip(tmp_path: Path, native: list[dict]) -> None:
     assert [len(predictions.get(d["dialogue_id"])) for d in native] == [3, 2, 3, 1]
     hedged = next(i for i in predictions.issues if i.kind == "hedged_value")
     assert hedged.file == f"{tmp_path / 'p.zip'}:pred/a.json"
+
+
+def test_requested_slot_sets_match_the_files_and_are_shared(shared_dir: Path,
+                                                            sgd_dev: GoldSet) -> None:
+    """Gold and SGD-style predictions read from SGD dev: each user turn's requested-slot set
+    is ``{"<service>-<slot>"}`` of its frames, read here with ``json``; turns asking the same
+    slots of the same services share one set object (gold: per gold set; predictions: per
+    file)."""
+    dev = shared_dir / "corpora" / "sgd" / "dev"
+    expected: dict[tuple[str, int], frozenset[str]] = {}
+    asked: dict[tuple[str, int], tuple] = {}
+    file_of: dict[str, str] = {}
+    for path in sorted(dev.glob("dialogues_*.json")):
+        for dialogue in json.loads(path.read_text()):
+            file_of[dialogue["dialogue_id"]] = path.name
+            user_turns = [t for t in dialogue["turns"] if t["speaker"] == "USER"]
+            for index, turn in enumerate(user_turns):
+                place = (dialogue["dialogue_id"], index)
+                expected[place] = frozenset(f"{f['service']}-{slot}" for f in turn["frames"]
+                                            for slot in f["state"]["requested_slots"])
+                asked[place] = tuple((f["service"], tuple(f["state"]["requested_slots"]))
+                                     for f in turn["frames"])
+    predictions = read_sgd_frame_predictions(dev)
+    for name, turns in (("gold", {(t.dialogue_id, t.turn_index): t for t in sgd_dev.turns()}),
+                        ("predictions", {(d, i): t for d, ts in predictions.dialogues.items()
+                                         for i, t in enumerate(ts)})):
+        assert turns.keys() == expected.keys(), name
+        assert all(turns[p].requested_slots == expected[p] for p in expected), name
+        objects: dict[tuple, set[int]] = {}
+        for place, key in asked.items():
+            if expected[place]:
+                scope = key if name == "gold" else (file_of[place[0]], key)
+                objects.setdefault(scope, set()).add(id(turns[place].requested_slots))
+        assert sum(expected[p] != frozenset() for p in expected) > 1000
+        assert all(len(ids) == 1 for ids in objects.values()), name
+        assert len(objects) < sum(expected[p] != frozenset() for p in expected), name

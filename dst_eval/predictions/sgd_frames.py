@@ -33,7 +33,7 @@ not fit the types (odd values) are parsed generically and repaired with Issues
 (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
 the previous turn's state mappings, intent maps and service tuples, and (per file) names,
-intents, value tuples and requested-slot tuples.
+intents, value tuples, requested-slot tuples and turns' requested-slot sets.
 """
 
 from __future__ import annotations
@@ -179,6 +179,7 @@ class _Builder:
         self.names: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
+        self.requested: dict[tuple, frozenset[str]] = {}
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.decoded = DecodedKeys()
 
@@ -319,8 +320,12 @@ class _Builder:
             pooled = self.turn_sets[key] = (_NO_KEYS, MappingProxyType(active), services)
         for frame in frames:
             if frame.requested_slots:
-                requested = frozenset([self.keys[f.service][slot] for f in frames
-                                       for slot in f.requested_slots or ()])
+                asked = tuple([(f.service, f.requested_slots) for f in frames])
+                requested = self.requested.get(asked)
+                if requested is None:
+                    requested = self.requested[asked] = frozenset(
+                        [self.keys[f.service][slot] for f in frames
+                         for slot in f.requested_slots or ()])
                 return requested, pooled[1], pooled[2]
         return pooled
 

@@ -18,13 +18,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import numpy as np
 
 from dst_eval import corpora
-from dst_eval.alignment import Alignment
+from dst_eval.alignment import Alignment, TurnPairs
 from dst_eval.config import corpus_config
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldTurn
@@ -103,14 +103,13 @@ def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str,
     return state
 
 
-def scored_pairs(alignment: Alignment, options: EvalOptions
-                 ) -> list[tuple[GoldTurn, PredTurn | None]]:
+def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
     if options.missing == "skip":
-        return [(g, p) for g, p in alignment.pairs if p is not None]
-    return list(alignment.pairs)
+        return TurnPairs.of((g, p) for g, p in alignment.pairs if p is not None)
+    return alignment.pairs
 
 
-def predicted_mask(pairs: list[tuple[GoldTurn, PredTurn | None]], options: EvalOptions
+def predicted_mask(pairs: Sequence[tuple[GoldTurn, PredTurn | None]], options: EvalOptions
                    ) -> np.ndarray | None:
     """``missing="wrong"``: the turns that have a prediction (False = scored wrong, the
     ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None otherwise (every turn

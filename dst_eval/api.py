@@ -123,22 +123,25 @@ def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
 def _unset_marker(prediction_set: PredictionSet, alignment, options: EvalOptions,
                   result: Result) -> None:
     """One warning when the predictions' format writes a literal for every unset slot
-    (TripPy's ``none``) and the profile, as its anchor does, scores that literal as a value."""
+    (TripPy's ``none``, LDST's ``NONE``) and the profile, as its anchor does, scores that
+    literal as a value."""
     from dst_eval.predictions.adapted import UNSET_MARKER
-    from dst_eval.profiles import unset_test
+    from dst_eval.profiles import PROFILES, unset_test
 
     marker = prediction_set.metadata.get(UNSET_MARKER)
-    if marker is None or unset_test(options.profile, alignment.gold.corpus)(marker):
+    if marker is None or unset_test(options.profile, alignment.gold.corpus, marker)(marker):
         return
     n = sum(1 for _, pred in alignment.pairs if pred is not None and pred.state
             for value in pred.state.values() if value == marker)
     if n:
+        readers = (f"the strict and {prediction_set.format} profiles read"
+                   if prediction_set.format in PROFILES else "the strict profile reads")
         result.issues = [*result.issues, Issue(
             "unset_marker_scored",
             f"{prediction_set.format} writes {marker!r} for every unset slot; the "
             f"{options.profile} profile scores it as a value, as its anchor does: {n:,} "
-            f"predicted {marker!r} values are false positives where the gold is empty (the "
-            f"strict and {prediction_set.format} profiles read it as unset)",
+            f"predicted {marker!r} values are false positives where the gold is empty "
+            f"({readers} it as unset)",
             file=prediction_set.source)]
         result.counts["unset_marker_values"] = n
 
@@ -148,14 +151,15 @@ def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
     from dst_eval import surface
     from dst_eval.config import corpus_config
     from dst_eval.normalize import policy_rules
-    from dst_eval.profiles.strict import unset_for
+    from dst_eval.profiles.strict import format_marker, unset_for
 
     corpus = alignment.gold.corpus
     config = corpus_config(corpus)
     rules = policy_rules(options.normalisation or config.normalisation)
     counts = surface.count(alignment, family=config.family,
                            accepted=surface.accepted_classes(options.profile, rules),
-                           is_unset=unset_for(corpus).test, compared=result.compared)
+                           is_unset=unset_for(corpus, format_marker(alignment)).test,
+                           compared=result.compared)
     issue = surface.warning(counts, options.profile)
     if issue is not None:
         result.issues = [*result.issues, issue]

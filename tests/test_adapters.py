@@ -17,6 +17,7 @@ import pytest
 from dst_eval.api import evaluate
 from dst_eval.cli.app import main
 from dst_eval.errors import PredictionError
+from dst_eval.predictions.adapted import UNSET_MARKER
 from dst_eval.predictions.reader import detect_format, read_predictions
 
 T1 = {"hotel-area": "east", "hotel-bookday": "tuesday", "hotel-bookpeople": "2",
@@ -186,8 +187,9 @@ def test_each_format_reads_the_same_states_and_scores_two_of_three(tmp_path, gol
     path = WRITERS[fmt](tmp_path)
     assert detect_format(path) == fmt
     states = _states(path)
-    unset = {"convlab": "", "trippy": "none"}.get(fmt)
-    if unset is not None:  # ConvLab / TripPy write every slot, "" / none where unset: verbatim
+    unset = {"convlab": "", "trippy": "none", "ldst": "NONE"}.get(fmt)
+    if unset is not None:  # ConvLab / TripPy / LDST write every slot, "" / none / NONE where
+        # unset: kept verbatim (strict reads each as unset)
         assert states[0]["hotel-stars"] == unset
         states = [{k: v for k, v in state.items() if v != unset} for state in states]
     assert states == PREDICTED
@@ -236,7 +238,9 @@ def test_ldst_none_marker_and_empty_answer(tmp_path):
     predictions = read_predictions(path, corpus="multiwoz21")
     turns = predictions.dialogues["X.json"]
     assert len(turns) == 2 and turns[0].state is None  # utt 3 = user turn 1; turn 0 a gap
-    assert dict(turns[1].state) == {"hotel-name": "king's college"}
+    # NONE is kept (the format's unset literal, declared for the profiles); [] is no line
+    assert dict(turns[1].state) == {"hotel-area": "NONE", "hotel-name": "king's college"}
+    assert predictions.metadata[UNSET_MARKER] == "NONE"
     assert [i.kind for i in predictions.issues] == ["missing_turn"]
 
 
@@ -284,6 +288,47 @@ def test_ldst_positions_in_sgd_files_are_resolved_from_the_gold_folder(tmp_path,
     path.write_text("\n".join(wrong) + "\n", encoding="utf-8")
     with pytest.raises(PredictionError, match="not in the gold folder"):
         evaluate(path, gold=gold_dir)
+
+
+def test_ldst_none_is_unset_under_strict_and_a_value_under_sgd_official(tmp_path,
+                                                                          gold_samples):
+    """LDST on SGD writes ``['NONE']`` for each schema slot a frame does not fill: strict
+    reads the format's literal as unset (JGA 1, named in the signature); sgd-official, like
+    the DSTC8 scorer given such a state, scores it as a value: a frame is right only when
+    no NONE line names one of its service's schema slots, and one warning counts them."""
+    gold_dir = gold_samples / "sgd"
+    schema = {s["service_name"]: [slot["name"] for slot in s["slots"]]
+              for s in json.loads((gold_dir / "schema.json").read_text(encoding="utf-8"))}
+    dialogues = json.loads((gold_dir / "dialogues_001.json").read_text(encoding="utf-8"))
+    lines, frames_right, n_none = [], [], 0
+    for position, dialogue in enumerate(dialogues):
+        for utt, turn in enumerate(dialogue["turns"]):
+            if turn["speaker"] != "USER":
+                continue
+            for index, frame in enumerate(turn["frames"]):
+                values = frame["state"]["slot_values"]
+                unset = [slot for slot in schema[frame["service"]] if slot not in values]
+                answers = [*((slot, [v[0]]) for slot, v in values.items()),
+                           *((slot, ["NONE"]) for slot in unset)]
+                lines += [f"dialogues_001.json|||{position}|||{utt}|||{index}|||"
+                          f"{frame['service']}|||{slot}|||{answer!r}" for slot, answer in answers]
+                frames_right.append(not unset)
+                n_none += len(unset)
+    path = tmp_path / "results.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert 0 < sum(frames_right) < len(frames_right)
+    strict = evaluate(path, gold=gold_dir)
+    assert strict.scores["joint_goal_accuracy"] == 1.0 and strict.scores["slot_f1"] == 1.0
+    assert "|format-unset:NONE|" in str(strict.signature)
+    assert not [i for i in strict.issues if i.kind == "unset_marker_scored"]
+    official = evaluate(path, gold=gold_dir, profile="sgd-official")
+    assert official.scores["joint_goal_accuracy"] == pytest.approx(
+        sum(frames_right) / len(frames_right), abs=1e-12)
+    assert official.counts["unset_marker_values"] == n_none
+    [named] = [i for i in official.issues if i.kind == "unset_marker_scored"]
+    assert f"{n_none:,} predicted 'NONE' values" in named.message
+    assert "the strict profile reads it as unset" in named.message
+    assert "format-unset" not in str(official.signature)
 
 
 def test_simpletod_plain_belief_strings(tmp_path):

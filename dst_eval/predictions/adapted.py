@@ -42,8 +42,10 @@ ORDER_ALIGNED = "order_aligned"
 POSITIONAL = "positional"
 """Metadata key: some dialogues are named ``<gold file><POSITION><index in that file>``."""
 UNSET_MARKER = "unset_marker"
-"""Metadata key: the literal a format writes for every unset slot (TripPy: ``none``); the
-value stays a value, and a profile that scores it as one says so (``api._unset_marker``)."""
+"""Metadata key: the literal a format writes for every unset slot (TripPy: ``none``, LDST:
+``NONE``); the value stays a value: ``strict`` reads it as unset on every corpus
+(``profiles.strict.unset_for``), a profile that scores it as one says so
+(``api._unset_marker``)."""
 POSITION = "#"
 GAP = PredTurn()
 

@@ -8,10 +8,14 @@ One line per user turn x slot: ``file|||dialogue|||utt_index|||frame|||domain|||
 [value]``. ``utt_index`` is the utterance position in the dialogue: the system entry of
 ``log`` for the data.json layout (odd), the user turn of the SGD / MultiWOZ 2.2 layout
 (even); either way the 0-based user turn is ``utt_index // 2``. The answer is the Python
-list the generator printed (``['cheap']``); ``NONE`` is the format's marker of an unset
-slot and is dropped, exactly as the DST-as-prompting postprocessing skips it; ``[]``
-(a slot the run did not ask about) predicts nothing. Any other value is kept verbatim;
-a list of several values is reported as hedged (the first is used). A slot line given
+list the generator printed (``['cheap']``); ``[]`` (a slot the run did not ask about)
+predicts nothing. Every value is kept verbatim, ``NONE`` too: it is the format's literal
+for an unset slot (the DST-as-prompting postprocessing skips it), declared in the
+prediction set's metadata (``UNSET_MARKER``, as for TripPy's ``none``), so the profile
+decides what it means. ``strict`` reads it as unset on every corpus; a compatibility
+profile whose anchor scores every string as a value does so and says how many in one
+warning (``api._unset_marker``). A list of several values is reported as hedged (the
+first is used). A slot line given
 twice for one turn is an error naming both lines. Shards are read as one stream of lines
 (a turn's lines may be split across files; a line repeated in two files is an error
 naming both).
@@ -29,7 +33,7 @@ import ast
 from typing import Any
 
 from dst_eval.errors import PredictionError
-from dst_eval.predictions.adapted import POSITION, POSITIONAL, TurnTable
+from dst_eval.predictions.adapted import POSITION, POSITIONAL, UNSET_MARKER, TurnTable
 from dst_eval.predictions.common import show
 from dst_eval.predictions.model import PredictionSet
 
@@ -90,11 +94,12 @@ def read_ldst_files(documents: list[tuple[str, bytes]], source: str,
                                   dialogue, turn)
             places.setdefault((dialogue, turn), where)
             pairs = turns.setdefault((dialogue, turn), [])
-            if not values or values == [UNSET]:
+            if not values:
                 continue
             pairs.append((f"{domain}-{slot}", values[0] if len(values) == 1 else list(values)))
     if not places:
         raise table.error("no result lines")
+    table.metadata[UNSET_MARKER] = UNSET
     for (dialogue, turn), pairs in turns.items():
         table.add(dialogue, turn, places[(dialogue, turn)], pairs=pairs, raw_state=pairs)
     return table.build()

@@ -70,13 +70,15 @@ def get_profile(name: str, corpus: str) -> ProfileFn:
     return getattr(module, fn_name)
 
 
-def unset_test(profile: str, corpus: str) -> Callable[[str], bool]:
+def unset_test(profile: str, corpus: str, marker: str | None = None
+               ) -> Callable[[str], bool]:
     """Which predicted strings leave a slot unset under ``profile``, as its anchor reads
-    them: the profile module's ``unset_for(corpus)`` or ``UNSET``; a module with neither
-    (``mwzeval``, ``sgd-official``) scores every string as a value."""
+    them: the profile module's ``unset_for(corpus, marker)`` (``strict``: the format's unset
+    literal ``marker`` too) or ``UNSET``; a module with neither (``mwzeval``,
+    ``sgd-official``) scores every string as a value."""
     module = importlib.import_module(f"{__name__}.{PROFILES[profile][0]}")
     if hasattr(module, "unset_for"):
-        return module.unset_for(corpus).test
+        return module.unset_for(corpus, marker).test
     unset = getattr(module, "UNSET", None)
     return unset.test if unset is not None else _never
 

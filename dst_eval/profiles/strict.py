@@ -42,6 +42,7 @@ from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.metrics.state_compare import SlotOutcome
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
+from dst_eval.predictions.adapted import UNSET_MARKER
 from dst_eval.predictions.model import PredTurn
 from dst_eval.result import Result
 
@@ -59,12 +60,20 @@ def normalizer_for(corpus: str, options: EvalOptions) -> Normalizer:
 
 
 @cache
-def unset_for(corpus: str) -> Unset:
-    """The strict profile's :class:`Unset` for ``corpus`` (words: ``[values] unset``)."""
+def unset_for(corpus: str, marker: str | None = None) -> Unset:
+    """The strict profile's :class:`Unset` for ``corpus`` (words: ``[values] unset``), plus
+    ``marker``: the literal the predictions' format writes for every unset slot (TripPy
+    ``none``, LDST ``NONE``; ``PredictionSet.metadata[UNSET_MARKER]``), which is unset
+    whatever the corpus (the format says so, not the value)."""
     words = corpus_config(corpus).raw.get("values", {}).get("unset", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise UsageError(f"configs/{corpus}.toml: [values] unset must be a list of strings")
-    return Unset(UNSET_RULES, words)
+    return Unset(UNSET_RULES, [*words, marker] if marker is not None else words)
+
+
+def format_marker(alignment: Alignment) -> str | None:
+    """The unset literal the predictions' format declares (None: it declares none)."""
+    return alignment.predictions.metadata.get(UNSET_MARKER)
 
 
 def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tuple[str, ...]]:
@@ -189,7 +198,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     pairs = scored_pairs(alignment, options)
     turns = [g for g, _ in pairs]
     gold = gold_states(turns, norm, options.dontcare)
-    unset = unset_for(corpus)
+    marker = format_marker(alignment)
+    unset = unset_for(corpus, marker)
     pred = [pred_state(p, norm, options.dontcare, unset) for _, p in pairs]
     preds = [p for _, p in pairs]
     # scored only when the gold annotates them and the predictions carry them
@@ -233,7 +243,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         scores=scores,
         signature_fields={"norm": norm.signature, "match": "exact-any-variant",
                           "dontcare": options.dontcare, "agg": "turn",
-                          "missing": options.missing},
+                          "missing": options.missing,
+                          **({"format-unset": marker} if marker is not None
+                             and not unset_for(corpus).test(marker) else {})},
         groups=groups,
         per_turn=per_turn,
         notes=notes,

@@ -156,7 +156,7 @@ def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
     corpus = alignment.gold.corpus
     config = corpus_config(corpus)
     rules = policy_rules(options.normalisation or config.normalisation)
-    counts = surface.count(alignment, family=config.family,
+    counts = surface.count(alignment, corpus_tests=config.surface_tests(),
                            accepted=surface.accepted_classes(options.profile, rules),
                            is_unset=unset_for(corpus, format_marker(alignment)).test,
                            compared=result.compared)

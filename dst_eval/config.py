@@ -55,6 +55,7 @@ from __future__ import annotations
 import importlib
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from importlib import resources
@@ -122,6 +123,18 @@ class CorpusSpec:
     def responses_module(self) -> ModuleType:
         """The response scorer: ``responses.score(alignment, options, *, resources, profile)``."""
         return self.module("responses")
+
+    def surface_tests(self) -> tuple[tuple[str, Callable[[str, str], str | None]], ...]:
+        """The corpus's own comparisons for the surface-form diagnostic (:mod:`dst_eval.surface`):
+        ``TESTS`` of the folder's ``surface`` module, ``(class, normalise(key, value))``;
+        none when the folder has no such module."""
+        try:
+            module = importlib.import_module(f"{CORPUS_PACKAGE}.{self.family}.surface")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{CORPUS_PACKAGE}.{self.family}.surface":
+                return ()
+            raise
+        return tuple(module.TESTS)
 
     # ------------------------------------------------------------------ corpus knowledge
 

@@ -10,9 +10,10 @@ class                  the value equals a gold variant after                acce
 =====================  ===================================================  ====================
 ``case/whitespace``    strip, collapse whitespace, lower-case (``basic``)   ``--norm basic``
 ``inner whitespace``   lower-case, every whitespace removed                 ``--norm basic+despace``
-``spelling/time``      MultiWOZ only: mwzeval's value tables (names,        ``--profile mwzeval``
-                       types such as ``guest house``, food, ``free``
-                       parking, time formats ``7:00``/``7 pm``)
+``spelling/time``      MultiWOZ only (``corpora/multiwoz/surface.py``):     ``--profile mwzeval``
+                       mwzeval's value tables (names, types such as
+                       ``guest house``, food, ``free`` parking, time
+                       formats ``7:00``/``7 pm``)
 ``time format``        both parse as the same clock time (``7:00`` =        no dst-eval profile
                        ``07:00`` = ``7 am``; ``7 pm`` = ``19:00``)
 ``punctuation``        lower-case, every non-alphanumeric character         no dst-eval profile
@@ -81,21 +82,19 @@ def clock(value: str) -> str | None:
     return f"{hour:02d}:{minute:02d}"
 
 
-def _mwzeval(key: str, value: str) -> str:
-    from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_slot_name, normalize_value
+Test = tuple[str, Callable[[str, str], str | None]]
+"""``(class, normalise(slot key, value))``: a value is in the class when its normalised form
+equals a gold variant's (None: not comparable)."""
 
-    return normalize_value(normalize_slot_name(key.partition("-")[2]), value)
 
-
-def _tests(family: str) -> list[tuple[str, Callable[[str, str], str | None]]]:
-    tests: list[tuple[str, Callable[[str, str], str | None]]] = [
-        ("case/whitespace", lambda _k, v: _basic(v)),
-        ("inner whitespace", lambda _k, v: _despace(v)),
-    ]
-    if family == "multiwoz":
-        tests.append(("spelling/time", _mwzeval))
-    tests += [("time format", lambda _k, v: clock(v)), ("punctuation", lambda _k, v: _punct(v))]
-    return tests
+def _tests(corpus_tests: Iterable[Test]) -> list[Test]:
+    """The comparisons, narrowest first; a corpus's own (``CorpusSpec.surface_tests``) come
+    after the whitespace ones."""
+    return [("case/whitespace", lambda _k, v: _basic(v)),
+            ("inner whitespace", lambda _k, v: _despace(v)),
+            *corpus_tests,
+            ("time format", lambda _k, v: clock(v)),
+            ("punctuation", lambda _k, v: _punct(v))]
 
 
 def accepted_classes(profile: str, norm_rules: Iterable[str]) -> frozenset[str]:
@@ -111,7 +110,7 @@ def accepted_classes(profile: str, norm_rules: Iterable[str]) -> frozenset[str]:
     return frozenset(accepted)
 
 
-def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
+def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: frozenset[str],
           is_unset: Callable[[str], bool],
           compared: tuple[list, list] | None = None) -> Counter:
     """Per class, the predicted values that are wrong under the profile (no accepted
@@ -119,7 +118,7 @@ def count(alignment: Alignment, *, family: str, accepted: frozenset[str],
 
     ``compared``: the per-turn gold and predicted states the profile itself compared
     (``Result.compared``), when its gold is not the loader's; else the aligned pairs."""
-    tests = _tests(family)
+    tests = _tests(corpus_tests)
     memo: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
 
     def classify(key: str, value: str, variants: tuple[str, ...]) -> str | None:

@@ -4,7 +4,10 @@
 - ``metrics/`` imports nothing from ``dst_eval`` (it is installed as ``dst_eval.metrics``,
   so only its own modules count);
 - outside ``dst_eval/cli/``: no ``gc.`` use, ``os.fork`` or ``os._exit``;
-- no module over 500 lines except the data tables listed here.
+- no module over 500 lines except the data tables listed here;
+- outside ``dst_eval/corpora/``: no test of which corpus it is (a corpus or family name
+  compared with a literal), and generic modules (all but ``profiles/`` and
+  ``predictions/``, whose anchors and formats belong to a corpus) import no corpus folder.
 """
 
 from __future__ import annotations
@@ -132,6 +135,62 @@ def test_modules_stay_short():
     assert not long, "modules over 500 lines: " + ", ".join(long)
 
 
+CORPORA = PACKAGE / "corpora"
+CORPUS_BOUND = (PACKAGE / "profiles", PACKAGE / "predictions")
+"""Packages whose modules may use one corpus's code: a compatibility profile reproduces an
+anchor written for one corpus; a prediction format may be one corpus's (SGD-style files)."""
+
+
+def _corpus_tests(tree: ast.Module) -> list[int]:
+    """Lines comparing a name or attribute named like ``corpus`` or ``family`` with a
+    string literal (``corpus == "sgd"``, ``spec.family in ("multiwoz", ...)``; a spec's
+    setting such as ``get(corpus).seen_services == "all"`` is configuration, not a test of
+    the corpus)."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        names = [o.id if isinstance(o, ast.Name) else o.attr for o in operands
+                 if isinstance(o, ast.Name | ast.Attribute)]
+        literals = [c for o in operands
+                    for c in (o.elts if isinstance(o, ast.Tuple | ast.List | ast.Set) else [o])
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        if literals and any("corpus" in n.lower() or "family" in n.lower() for n in names):
+            found.append(node.lineno)
+    return found
+
+
+def _corpus_imports(tree: ast.Module) -> list[int]:
+    """Lines importing a corpus folder (``dst_eval.corpora.<family>``)."""
+    found = []
+    for node in ast.walk(tree):
+        modules = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                   [f"{node.module}.{a.name}" for a in node.names]
+                   if isinstance(node, ast.ImportFrom) and node.module else [])
+        if any(m.startswith("dst_eval.corpora.") and m.split(".")[2] in FAMILIES
+               for m in modules):
+            found.append(node.lineno)
+    return found
+
+
+FAMILIES = {p.name for p in CORPORA.iterdir() if (p / "__init__.py").exists()}
+
+
+def test_only_the_corpus_folders_know_which_corpus_it_is():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.is_relative_to(CORPORA):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        rel = path.relative_to(ROOT)
+        offenders += [f"{rel}:{line} compares a corpus name" for line in _corpus_tests(tree)]
+        if not any(path.is_relative_to(p) for p in CORPUS_BOUND):
+            offenders += [f"{rel}:{line} imports a corpus folder"
+                          for line in _corpus_imports(tree)]
+    assert not offenders
+
+
 def test_the_checks_see_what_they_check(tmp_path):
     """The cycle finder finds a planted cycle (so the tests above can fail)."""
     a = ast.parse("from dst_eval import b\n")
@@ -142,3 +201,11 @@ def test_the_checks_see_what_they_check(tmp_path):
     typed = ast.parse("from typing import TYPE_CHECKING\n"
                       "if TYPE_CHECKING:\n    import dst_eval.a\n")
     assert _imports("dst_eval.b", PACKAGE / "b.py", typed, known) == set()
+    branching = ast.parse("if family == 'multiwoz':\n    pass\n"
+                          "if fmt == 'sgd':\n    pass\n"
+                          "if spec.corpus in ('sgd', 'crosswoz'):\n    pass\n"
+                          "if get(gold.corpus).seen_services == 'all':\n    pass\n")
+    assert _corpus_tests(branching) == [1, 5]
+    imports = ast.parse("from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_value\n"
+                        "from dst_eval.corpora import layout\nimport dst_eval.corpora.sgd\n")
+    assert _corpus_imports(imports) == [1, 3]

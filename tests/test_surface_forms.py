@@ -100,6 +100,19 @@ def test_an_oracle_has_no_warning_and_the_cli_prints_one_line(planted, shared_di
     assert len(lines) == 1 and lines[0].startswith("warning:")
 
 
+def test_only_multiwoz_brings_its_own_comparison():
+    """The corpus folder's ``surface`` module adds its classes; the others add none."""
+    from dst_eval.config import corpus_config
+
+    classes = {name: [cls for cls, _ in corpus_config(name).surface_tests()]
+               for name in ("multiwoz21", "multiwoz22", "sgd", "crosswoz", "risawoz",
+                            "jmultiwoz")}
+    assert classes == {"multiwoz21": ["spelling/time"], "multiwoz22": ["spelling/time"],
+                       "sgd": [], "crosswoz": [], "risawoz": [], "jmultiwoz": []}
+    [(_, normalise)] = corpus_config("multiwoz21").surface_tests()
+    assert normalise("hotel-type", "guest house") == normalise("hotel-type", "guesthouse")
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("7:00", "07:00"), ("07.00", "07:00"), ("7 pm", "19:00"), ("12 am", "00:00"),
     ("7.30a.m.", "07:30"), ("19:45", "19:45"), ("7", None), ("25:00", None), ("13 pm", None),
@@ -113,6 +126,7 @@ def test_turns_sharing_state_objects_count_like_copies():
     predicted states are the previous turn's objects counts again (3 turns x 2 values)."""
     from types import SimpleNamespace
 
+    from dst_eval.config import corpus_config
     from dst_eval.surface import count
 
     gold_state = {"hotel-type": ("guesthouse",), "hotel-area": ("north",)}
@@ -120,7 +134,8 @@ def test_turns_sharing_state_objects_count_like_copies():
     shared = [(SimpleNamespace(state=gold_state), SimpleNamespace(state=pred_state))] * 3
     copied = [(SimpleNamespace(state=dict(gold_state)), SimpleNamespace(state=dict(pred_state)))
               for _ in range(3)]
-    options = {"family": "multiwoz", "accepted": frozenset(), "is_unset": lambda _v: False}
+    options = {"corpus_tests": corpus_config("multiwoz21").surface_tests(),
+               "accepted": frozenset(), "is_unset": lambda _v: False}
     expected = Counter({"inner whitespace": 3, "punctuation": 3})
     assert count(SimpleNamespace(pairs=shared), **options) == expected
     assert count(SimpleNamespace(pairs=copied), **options) == expected

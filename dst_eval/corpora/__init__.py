@@ -4,8 +4,9 @@ One spec per ``configs/<corpus>.toml`` that has a ``[corpus]`` table; its code l
 ``dst_eval/corpora/<family>/``. Everything that differs between corpora is an attribute of
 the spec (``profiles``, ``default_profile``, ``tokenizer``, ``slot_key_policy``,
 ``domain_of``, ``slot_universe``, ``seen_services``, ``accepts``, ...) or a module of its
-folder (``loader_module()``, ``responses_module()``), so no code outside this package asks
-which corpus it is looking at.
+folder (``loader_module()``, ``responses_module()``, ``surface_tests()`` from an optional
+``surface.py``), so no code outside this package asks which corpus it is looking at
+(``tests/test_architecture.py`` checks it).
 
 Every loader module exposes
 

@@ -52,11 +52,23 @@ class SlotSpan(Struct, frozen=True, gc=False):
     end: int  # exclusive
 
 
+def frame_slot_key(service: str, slot: str) -> str:
+    """The key of slot ``slot`` (the corpus's own name) in a frame of ``service``:
+    ``"<service>-<slot>"``, always -- also for a name that carries the prefix already
+    (MultiWOZ 2.2 ``hotel-pricerange`` is ``"hotel-hotel-pricerange"`` in its frame), so two
+    spellings never share a key and a slot matches a schema slot only when the names are
+    equal, as in the official scorer. For SGD's names it is the slot key of the turn state,
+    and a one-frame turn keeps one mapping for both."""
+    return f"{service}-{slot}"
+
+
 class GoldFrame(Struct, frozen=True, gc=False):
     """One service's annotation of a user turn (SGD, MultiWOZ 2.2).
 
-    ``slot_values`` uses the corpus's own slot names (``"time"`` for SGD,
-    ``"hotel-pricerange"`` for MultiWOZ 2.2), exactly as the official scorer sees them.
+    ``slot_values`` maps :func:`frame_slot_key` keys to the gold values; a one-frame SGD
+    turn's state is the same mapping. ``requested_slots`` and the spans keep the corpus's
+    own slot names (``"time"`` for SGD, ``"hotel-pricerange"`` for MultiWOZ 2.2), as the
+    official scorer compares them.
     """
 
     service: str

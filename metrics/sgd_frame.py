@@ -2,14 +2,18 @@
 
 A *frame* is one service's annotation of one user turn. Reference and hypothesis
 frames are duck-typed objects with ``active_intent``, ``requested_slots``,
-``slot_values`` (``{slot: (value, variant, ...)}``) and ``spans`` (objects with
-``slot``, ``start``, ``end``; None on the hypothesis side when it has no spans).
+``slot_values`` and ``spans`` (objects with ``slot``, ``start``, ``end``; None on the
+hypothesis side when it has no spans). A reference frame's ``slot_values`` maps a slot to
+its gold values ``(value, variant, ...)``; a hypothesis frame's maps a slot to its ONE
+predicted value (the official scorer reads the first of a predicted list). Both sides and
+the service's slot sets name slots alike; spans may name them otherwise (the service's
+``span_slots``).
 
 Slot score ``sc(k)`` for slot ``k`` of the service schema ``S``:
 
 * ``k`` in neither ref nor hyp: 1; in exactly one: 0;
-* categorical, in both: ``1[hyp_k[0] == ref_k[0]]`` (first gold value only);
-* non-categorical, in both: ``max_{r in ref_k} m(r, hyp_k[0])`` with
+* categorical, in both: ``1[hyp_k == ref_k[0]]`` (first gold value only);
+* non-categorical, in both: ``max_{r in ref_k} m(r, hyp_k)`` with
   ``m = token_sort_ratio(r, h) / 100`` (fuzzy, partial credit) or ``1[r == h]`` (exact).
 
 Per frame (NaN = not applicable, left out of every mean):
@@ -40,6 +44,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from operator import eq, itemgetter
 from typing import Any
 
 import numpy as np
@@ -102,7 +107,7 @@ def slot_score(ref_values: Sequence[str], hyp_value: str, *, categorical: bool,
 
 def goal_accuracies(
     y_true: Mapping[str, Sequence[str]],
-    y_pred: Mapping[str, Sequence[str]],
+    y_pred: Mapping[str, str],
     *,
     slots: Collection[str],
     categorical: Collection[str],
@@ -110,21 +115,25 @@ def goal_accuracies(
 ) -> tuple[float, float, float, float, float, float]:
     """``(joint, joint_cat, joint_noncat, average, average_cat, average_noncat)`` of one frame.
 
-    Only slots of ``slots`` (the service schema) count; NaN marks a metric that does not
-    apply.
+    ``y_true``: gold values per slot; ``y_pred``: one predicted value per slot. Only slots
+    of ``slots`` (the service schema) count; NaN marks a metric that does not apply.
     """
     return _goal(y_true, y_pred, _ServiceSlots(slots, categorical), fuzzy)
 
 
 class _ServiceSlots:
-    """A service's slot sets, prepared once for many frames."""
+    """A service's slot sets, prepared once for many frames (``span_slots``: the
+    non-categorical slots as spans name them, if not as the states do)."""
 
-    __slots__ = ("slots", "categorical", "noncategorical", "joint_start", "all_right")
+    __slots__ = ("slots", "categorical", "noncategorical", "span_slots", "joint_start",
+                 "all_right")
 
-    def __init__(self, slots: Collection[str], categorical: Collection[str]) -> None:
+    def __init__(self, slots: Collection[str], categorical: Collection[str],
+                 span_slots: Collection[str] | None = None) -> None:
         self.slots = frozenset(slots)
         self.categorical = frozenset(s for s in self.slots if s in categorical)
         self.noncategorical = self.slots - self.categorical
+        self.span_slots = self.noncategorical if span_slots is None else frozenset(span_slots)
         self.joint_start = (1.0 if self.slots else NAN,
                             1.0 if self.categorical else NAN,
                             1.0 if self.noncategorical else NAN)
@@ -135,17 +144,32 @@ class _ServiceSlots:
                                for has_cat in (False, True) for has_noncat in (False, True))
 
     def equal_goal(self, y_true: Mapping) -> tuple:
-        """The goal scores when the hypothesis state equals ``y_true``: joint 1, averages 1
-        over the slot kinds the reference has (NaN for the others)."""
+        """The goal scores when the hypothesis holds the first gold value of every slot of
+        ``y_true`` and nothing else: joint 1, averages 1 over the slot kinds the reference
+        has (NaN for the others)."""
         return self.all_right[2 * (not self.categorical.isdisjoint(y_true))
                               + (not self.noncategorical.isdisjoint(y_true))]
 
 
-def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str]],
+_first = itemgetter(0)
+
+
+def _first_values(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, str]) -> bool:
+    """True when ``y_pred`` holds exactly the slots of ``y_true``, each with its first gold
+    value: every slot right (the common case), decided without per-slot Python."""
+    if len(y_pred) != len(y_true):
+        return False
+    try:
+        return all(map(eq, map(y_pred.get, y_true), map(_first, y_true.values())))
+    except IndexError:  # a slot without gold value: scored slot by slot
+        return False
+
+
+def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, str],
           service: _ServiceSlots, fuzzy: bool) -> tuple:
     # Slots in neither state score 1 and change no product: visit only the slots present
     # on one side.
-    if y_pred == y_true:  # every slot right (a common case): no per-slot work
+    if _first_values(y_true, y_pred):
         return service.equal_goal(y_true)
     joint, joint_cat, joint_noncat = service.joint_start
     slots, categorical = service.slots, service.categorical
@@ -155,28 +179,28 @@ def _goal(y_true: Mapping[str, Sequence[str]], y_pred: Mapping[str, Sequence[str
     for slot, ref_values in y_true.items():
         if slot not in slots:
             continue
-        hyp_values = y_pred.get(slot)
-        if hyp_values is not None:
+        hyp = y_pred.get(slot)
+        if hyp is not None:
             found += 1
         if slot in categorical:
-            score = 1.0 if hyp_values and ref_values and hyp_values[0] == ref_values[0] else 0.0
+            score = 1.0 if hyp is not None and ref_values and hyp == ref_values[0] else 0.0
             joint_cat *= score
             cat_scores.append(score)
         else:
-            if not hyp_values:
+            if hyp is None:
                 score = 0.0
-            elif hyp_values[0] in ref_values:
+            elif hyp in ref_values:
                 score = 1.0  # token_sort_ratio(x, x) = 100; exact match likewise
             elif fuzzy:
-                score = slot_score(ref_values, hyp_values[0], categorical=False)
+                score = slot_score(ref_values, hyp, categorical=False)
             else:
                 score = 0.0
             joint_noncat *= score
             noncat_scores.append(score)
         joint *= score
     if len(y_pred) > found:  # hypothesis slots the reference lacks score 0
-        for slot, hyp_values in y_pred.items():
-            if hyp_values and slot in slots and slot not in y_true:
+        for slot in y_pred:
+            if slot in slots and slot not in y_true:
                 joint = 0.0
                 if slot in categorical:
                     joint_cat = 0.0
@@ -215,7 +239,7 @@ def score_frames(
     hyps: Sequence[Any],
     utterances: Sequence[str],
     service_ids: Sequence[int],
-    services: Sequence[tuple[Collection[str], Collection[str]]],
+    services: Sequence[tuple[Collection[str], ...]],
     *,
     fuzzy: bool = True,
     predicted: Sequence[bool] | np.ndarray | None = None,
@@ -226,9 +250,10 @@ def score_frames(
     their applicable metrics are 0 (module docstring).
 
     Frame ``i`` belongs to service ``services[service_ids[i]] = (slots, categorical
-    slots)``. A hypothesis ``active_intent`` / ``requested_slots`` / ``spans`` of None leaves
-    that metric out for the frame. Equal requested slots, spans or states (the common case)
-    score 1 without per-slot work.
+    slots[, non-categorical slots as spans name them])``. A hypothesis ``active_intent`` /
+    ``requested_slots`` / ``spans`` of None leaves that metric out for the frame. Equal
+    requested slots or spans, and a hypothesis holding the first gold value of every gold
+    slot (the common cases) score 1 without per-slot work.
     """
     prepared = [_ServiceSlots(*service) for service in services]
     buffer = array("d")
@@ -250,14 +275,12 @@ def score_frames(
         elif spans == ref.spans:
             tagging_scores = _ONES3
         else:
-            noncat = service.noncategorical
+            noncat = service.span_slots
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
                                          tagged_values(spans, utterance, noncat))
-        y_true, y_pred = ref.slot_values, hyp.slot_values
         extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
                 *requested_scores, *tagging_scores,
-                *(service.equal_goal(y_true) if y_pred == y_true
-                  else _goal(y_true, y_pred, service, fuzzy))))
+                *_goal(ref.slot_values, hyp.slot_values, service, fuzzy)))
     values = np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
     if predicted is not None:
         mask = np.asarray(predicted, dtype=bool)

@@ -369,7 +369,8 @@ def test_duplicate_keys_in_sgd_frames(tmp_path, capsys, gold_samples):
     # position 2 in 'turns' is the second user turn: turn 1
     assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", "sample_001", 1)
     assert "key 'city' given 2 times in 0.turns.2.frames.0.state.slot_values" in issue.message
-    assert dict(read.dialogues["sample_001"][1].frames[0].slot_values)["city"] == ("Oakland",)
+    assert dict(read.dialogues["sample_001"][1].frames[0].slot_values)["Cafes_1-city"] == \
+        "Oakland"
     _dup_cli(capsys, path, gold, "sample_001", 1)
     # {dialogue_id: dialogue} with an id twice
     by_id = {d["dialogue_id"]: d for d in json.loads(text)}

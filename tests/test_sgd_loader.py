@@ -70,7 +70,8 @@ def test_sample_turns(sample: GoldSet) -> None:
     assert list(first.state) == sorted(first.state)
     assert first.active_intents == {"Cafes_1": "BookTable"}
     frame = first.frames[0]
-    assert frame.slot_values["time"][0] == "9:30 am"
+    assert frame.slot_values["Cafes_1-time"][0] == "9:30 am"
+    assert frame.slot_values is first.state  # one frame, SGD's names: one mapping
     span = next(s for s in frame.spans if s.slot == "time")
     assert first.user_utterance[span.start:span.end] == "half past 9 in the morning"
     assert isinstance(span, SlotSpan)
@@ -288,8 +289,10 @@ def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None
                                              "sample_004"]
     turn = predictions.get("sample_001")[1]
     frame = turn.frames[0]
-    assert frame.slot_values["city"] == ("Oakland",) and "seating" not in frame.slot_values
-    assert frame.slot_values["time"] == ("9:30 am", "half past 9 in the morning")
+    assert frame.slot_values["Cafes_1-city"] == "Oakland"
+    assert "Cafes_1-seating" not in frame.slot_values
+    assert frame.slot_values["Cafes_1-time"] == "9:30 am"  # the first of two: hedged
+    assert frame.slot_values is turn.state
     assert frame.spans is None
     assert turn.state == {"Cafes_1-cafe_name": "Blue Cup", "Cafes_1-city": "Oakland",
                           "Cafes_1-party_size": "2", "Cafes_1-time": "9:30 am"}

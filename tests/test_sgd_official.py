@@ -310,13 +310,23 @@ def test_frame_metric_definitions() -> None:
     slots, categorical = ("city", "seats", "time"), {"seats"}
     ref = {"city": ("San Francisco",), "seats": ("2",)}
     joint, jcat, jnon, avg, acat, anon = goal_accuracies(
-        ref, {"city": ("san francisco ca",), "seats": ("2",)}, slots=slots,
+        ref, {"city": "san francisco ca", "seats": "2"}, slots=slots,
         categorical=categorical)
     assert (joint, jcat, jnon, avg, acat, anon) == pytest.approx((0.9, 1, 0.9, 0.95, 1, 0.9))
-    exact = goal_accuracies(ref, {"city": ("san francisco ca",), "seats": ("2",),
-                                  "time": ("5 pm",)}, slots=slots, categorical=categorical,
-                            fuzzy=False)
+    exact = goal_accuracies(ref, {"city": "san francisco ca", "seats": "2", "time": "5 pm"},
+                            slots=slots, categorical=categorical, fuzzy=False)
     assert exact[:3] == (0.0, 1.0, 0.0) and exact[3] == 0.5
+    # one predicted value per slot: the first gold value of each is all right, another
+    # gold variant is right only where the slot is not categorical, "" is a value
+    variants = {"city": ("SF", "San Francisco"), "seats": ("2", "two")}
+    assert goal_accuracies(variants, {"city": "SF", "seats": "2"}, slots=slots,
+                           categorical=categorical)[:4] == (1.0, 1.0, 1.0, 1.0)
+    assert goal_accuracies(variants, {"city": "San Francisco", "seats": "two"}, slots=slots,
+                           categorical=categorical)[:3] == (0.0, 0.0, 1.0)
+    assert goal_accuracies({"city": ("",)}, {"city": ""}, slots=slots,
+                           categorical=categorical)[0] == 1.0
+    assert goal_accuracies({"seats": ("2",)}, {"seats": "2", "city": ""}, slots=slots,
+                           categorical=categorical)[:3] == (0.0, 1.0, 0.0)
     empty = goal_accuracies({}, {}, slots=slots, categorical=categorical)
     assert empty[:3] == (1.0, 1.0, 1.0) and all(math.isnan(x) for x in empty[3:])
     nocat = goal_accuracies({}, {}, slots=("a",), categorical=set())
@@ -358,6 +368,29 @@ def test_mul0484_per_frame_and_per_turn(tmp_path: Path, mul0484) -> None:
     untracked = copy.deepcopy(dialogues)
     _train_frame(untracked, 3)["state"]["slot_values"]["train-ref"] = ["ABC123"]
     assert _score_mul(tmp_path, gold, untracked)[1] == pytest.approx(0.8)
+
+
+def test_mul0484_slot_names_match_only_as_the_schema_spells_them(tmp_path: Path,
+                                                                  mul0484) -> None:
+    """The official scorer looks a frame's slots up by the schema's names: a 2.2 slot
+    written without its prefix (``day`` for ``train-day``) is not found, as if dropped
+    (0.975 / 0.8, as in the test above); written both ways, the schema's spelling counts and
+    the other is no schema slot (1.0 / 1.0). Both give one state key ``train-day``."""
+    gold, dialogues = mul0484
+    short = copy.deepcopy(dialogues)
+    values = _train_frame(short, 2)["state"]["slot_values"]
+    values["day"] = values.pop("train-day")
+    per_frame, per_turn = _score_mul(tmp_path, gold, short)
+    assert per_frame == pytest.approx(0.975) and per_turn == pytest.approx(0.8)
+    both = copy.deepcopy(dialogues)
+    values = _train_frame(both, 2)["state"]["slot_values"]
+    values["day"] = ["sunday"]
+    assert _score_mul(tmp_path, gold, both) == (1.0, 1.0)
+    (tmp_path / "p.json").write_text(json.dumps(both))
+    turn = read_sgd_frame_predictions(tmp_path / "p.json").dialogues["MUL0484.json"][2]
+    frame = next(f for f in turn.frames if f.service == "train")
+    assert frame.slot_values["train-train-day"] != "sunday"
+    assert frame.slot_values["train-day"] == "sunday" and turn.state["train-day"] == "sunday"
 
 
 def test_mul0484_flat_predictions(mul0484) -> None:

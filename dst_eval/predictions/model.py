@@ -27,12 +27,18 @@ _EMPTY: Mapping = MappingProxyType({})
 
 
 class PredFrame(Struct, frozen=True, gc=False):
-    """A predicted SGD-style frame, as the official SGD scorer consumes it."""
+    """A predicted SGD-style frame, as the official SGD scorer consumes it.
+
+    ``slot_values`` maps :func:`~dst_eval.gold.frame_slot_key` keys to the ONE predicted
+    value (the first of the file's list, as the official scorer reads it; more are reported
+    as hedged); a one-frame turn whose slot names are SGD's has one mapping for this and
+    its ``state``. ``requested_slots`` and ``spans`` keep the file's slot names.
+    """
 
     service: str
     active_intent: str | None
     requested_slots: tuple[str, ...] | None
-    slot_values: Mapping[str, tuple[str, ...]]
+    slot_values: Mapping[str, str]
     spans: tuple | None = None  # tuple[SlotSpan, ...] when the frame has ``slots``
 
 

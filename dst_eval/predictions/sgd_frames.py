@@ -6,11 +6,13 @@ This is what the official SGD scorer consumes: a directory's every ``*.json`` ex
 One :class:`PredTurn` per USER turn, in order, carrying
 
 * ``frames``: one :class:`PredFrame` per frame -- service, ``active_intent``,
-  ``requested_slots`` (tuple: a multiset), ``slot_values`` ``{slot: (values...)}`` in file
-  order, ``spans`` (``SlotSpan`` tuple, or None when the frame has no ``slots`` key);
-* the canonical flat view: ``state`` ``{"<service>-<slot>": first value}``,
-  ``requested_slots`` ``{"<service>-<slot>"}``, ``active_intents``
-  ``{service: intent}`` (intents other than ``NONE``), ``active_domains`` = services.
+  ``requested_slots`` (tuple: a multiset), ``slot_values`` ``{"<service>-<slot>": first
+  value}`` (:func:`~dst_eval.gold.frame_slot_key`) in file order, ``spans`` (``SlotSpan``
+  tuple, or None when the frame has no ``slots`` key);
+* the canonical flat view: ``state`` ``{"<service>-<slot>": first value}`` (a one-frame
+  turn's frame ``slot_values`` itself when its names are SGD's), ``requested_slots``
+  ``{"<service>-<slot>"}``, ``active_intents`` ``{service: intent}`` (intents other than
+  ``NONE``), ``active_domains`` = services.
 
 Values are kept verbatim -- ``"none"``, ``""`` and ``" "`` are values like any other; what
 a value means is the scoring profile's business. Value problems are Issues (one per kind
@@ -266,9 +268,9 @@ class _Builder:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            mapping, problems = _kept_values(self._pooled(values))
-            flat = (MappingProxyType({keys[slot]: v[0] for slot, v in mapping.items()})
-                    if mapping else _EMPTY)
+            kept, problems = _kept_values(self._pooled(values))
+            mapping, flat = (keys.frame_and_state({slot: v[0] for slot, v in kept.items()})
+                             if kept else (_EMPTY, _EMPTY))
             strings = len(values) + sum(map(len, values.values()))
             states[service] = (values, mapping, flat, problems, strings)
         self.decoded.add(strings, intent is not None, requested is not None)
@@ -330,12 +332,10 @@ class _Builder:
         return pooled
 
 
-def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[Mapping, tuple]:
+def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[dict, tuple]:
     """``(slot_values without empty value lists, ((issue kind, detail), ...))``."""
-    if not values:
-        return _EMPTY, ()
-    if not any(map((1).__ne__, map(len, values.values()))):
-        return MappingProxyType(values), ()  # one value per slot: the common case
+    if not values or not any(map((1).__ne__, map(len, values.values()))):
+        return values, ()  # one value per slot: the common case
     problems = []
     for slot, kept in values.items():
         if len(kept) != 1:
@@ -344,9 +344,8 @@ def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[Mapping, tuple]:
             else:
                 problems.append(("empty_value_list", f"slot {slot!r}"))
     if all(kind == "hedged_value" for kind, _ in problems):
-        return MappingProxyType(values), tuple(problems)
-    kept_values = {s: v for s, v in values.items() if v}
-    return (MappingProxyType(kept_values) if kept_values else _EMPTY), tuple(problems)
+        return values, tuple(problems)
+    return {s: v for s, v in values.items() if v}, tuple(problems)
 
 
 def _merged(flats: list[Mapping]) -> Mapping:

@@ -51,13 +51,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.errors import UsageError
-from dst_eval.gold import GoldFrame, GoldSet, GoldTurn
+from dst_eval.gold import GoldFrame, GoldSet, GoldTurn, frame_slot_key
 from dst_eval.metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,
@@ -99,16 +100,19 @@ class _FlatFrames:
 
     def __init__(self, gold: GoldSet) -> None:
         self.slot_of: dict[str, dict[str, str]] = {}
+        self.key_of: dict[str, dict[str, str]] = {}
         for name, service in gold.schema.items():
             self.slot_of[name] = {flat_slot_key(name, s).lower(): s for s in service.slots}
+            self.key_of[name] = {flat_slot_key(name, s).lower(): frame_slot_key(name, s)
+                                 for s in service.slots}
 
     def frame(self, turn: PredTurn, service: str) -> PredFrame:
-        slot_of = self.slot_of[service]
+        slot_of, key_of = self.slot_of[service], self.key_of[service]
         values = {}
         for key, value in (turn.state or {}).items():
-            slot = slot_of.get(key.lower())
-            if slot is not None:
-                values[slot] = (value,)
+            frame_key = key_of.get(key.lower())
+            if frame_key is not None:
+                values[frame_key] = value
         requested = None
         if turn.requested_slots is not None:
             requested = tuple(sorted(slot_of[k.lower()] for k in turn.requested_slots
@@ -125,14 +129,19 @@ class _FlatFrames:
 
 def _hyp_frame(frames: tuple[PredFrame, ...], service: str) -> PredFrame | None:
     """The predicted frame of ``service``: the last one if several (as officially); service
-    names compared exactly, then case-insensitively."""
+    names compared exactly, then case-insensitively (its slot keys then re-keyed for
+    ``service``: the slot names stay as written)."""
     for frame in reversed(frames):
         if frame.service == service:
             return frame
     lowered = service.lower()
     for frame in reversed(frames):
         if frame.service.lower() == lowered:
-            return frame
+            cut = len(frame.service) + 1  # frame_slot_key: "<service>-<name>"
+            values = {frame_slot_key(service, key[cut:]): value
+                      for key, value in frame.slot_values.items()}
+            return msgspec.structs.replace(frame, service=service,
+                                           slot_values=MappingProxyType(values))
     return None
 
 
@@ -196,7 +205,11 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                     for f in (p.frames or ()))
     flat = _FlatFrames(gold)
     service_ids = {name: i for i, name in enumerate(schema)}
-    service_slots = [(s.slots, s.categorical) for s in schema.values()]
+    # slot sets keyed as frames key their values; spans keep the schema's names
+    service_slots = [([frame_slot_key(name, slot) for slot in s.slots],
+                      [frame_slot_key(name, slot) for slot in s.categorical],
+                      [slot for slot in s.slots if slot not in s.categorical])
+                     for name, s in schema.items()]
 
     refs: list[GoldFrame] = []
     hyps: list[PredFrame] = []

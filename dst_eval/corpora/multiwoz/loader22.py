@@ -60,6 +60,7 @@ from dst_eval.gold import (
     ServiceSchema,
     SlotSpan,
     dialogue_key,
+    frame_slot_key,
     freeze_mapping,
     freeze_state,
 )
@@ -332,7 +333,9 @@ def _str_list(value: Any, what: str, where: dict) -> list[str]:
     return value
 
 
-def _build_frame(frame: Any, where: dict) -> GoldFrame:
+def _build_frame(frame: Any, where: dict) -> tuple[GoldFrame, dict[str, tuple[str, ...]]]:
+    """The frame (``slot_values`` keyed :func:`~dst_eval.gold.frame_slot_key`) and its
+    values by the corpus's slot names (the turn state's keys)."""
     if not isinstance(frame, dict):
         raise GoldDataError("a frame is not an object", **where)
     service = frame.get("service")
@@ -372,13 +375,15 @@ def _build_frame(frame: Any, where: dict) -> GoldFrame:
                 **where,
             )
         spans.append(SlotSpan(span["slot"], start, end))
+    by_name = {slot: tuple(values) for slot, values in slot_values.items()}
     return GoldFrame(
         service=service,
         active_intent=intent,
         requested_slots=tuple(requested),
-        slot_values=freeze_state(slot_values),
+        slot_values=freeze_state({frame_slot_key(service, slot): values
+                                  for slot, values in by_name.items()}),
         spans=tuple(spans),
-    )
+    ), by_name
 
 
 def _build_turn(
@@ -389,14 +394,15 @@ def _build_turn(
     frames_raw = turn.get("frames", [])
     if not isinstance(frames_raw, list):
         raise GoldDataError("'frames' must be a list", **where)
-    frames = tuple(_build_frame(f, where) for f in frames_raw)
+    built = [_build_frame(f, where) for f in frames_raw]
+    frames = tuple(frame for frame, _ in built)
     state: dict[str, tuple[str, ...]] = {}
     owner: dict[str, str] = {}
     requested: set[str] = set()
     intents: dict[str, str] = {}
     services: list[str] = []
-    for frame in frames:
-        for slot, values in frame.slot_values.items():
+    for frame, by_name in built:
+        for slot, values in by_name.items():
             if slot in state and state[slot] != values:
                 raise GoldDataError(
                     f"slot {slot!r} has different values in frames {owner[slot]!r} and "

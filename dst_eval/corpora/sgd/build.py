@@ -2,12 +2,13 @@
 
 One :class:`GoldTurn` per USER turn (``raw_turn_index`` = its position in ``turns``):
 
-* ``frames``: one :class:`GoldFrame` per frame, with the corpus slot names, the frame's
-  ``slot_values`` sorted by slot, ``requested_slots`` as given, and the spans that carry a
-  position (``SlotSpan(slot, start, exclusive_end)``);
+* ``frames``: one :class:`GoldFrame` per frame: its ``slot_values`` sorted by slot and keyed
+  :func:`~dst_eval.gold.frame_slot_key` (``"<service>-<slot>"``), ``requested_slots`` as
+  given, and the spans that carry a position (``SlotSpan(slot, start, exclusive_end)``),
+  with the corpus's slot names;
 * ``state``: the union over the frames of ``{"<service>-<slot>": values}`` (SGD user frames
-  exist only for active services and are cumulative within their service), sorted by key
-  when the turn has several frames;
+  exist only for active services and are cumulative within their service): a one-frame
+  turn's frame ``slot_values`` itself (SGD's names), else sorted by key;
 * ``requested_slots`` (``"<service>-<slot>"``), ``active_intents`` (services whose intent is
   not ``NONE``), ``services`` (the frames' services, in order);
 * ``system_response``: the following SYSTEM utterance, if any.
@@ -149,8 +150,7 @@ class GoldBuilder:
             pool = self.values
             items = sorted([(names.setdefault(slot, slot), pool.setdefault(value, value))
                             for slot, value in values.items()])
-            mapping = MappingProxyType(dict(items)) if items else _EMPTY
-            flat = MappingProxyType({keys[slot]: v for slot, v in items}) if items else _EMPTY
+            mapping, flat = keys.frame_and_state(dict(items)) if items else (_EMPTY, _EMPTY)
             states[service] = (values, mapping, flat)
         intent = state.active_intent
         requested = state.requested_slots

@@ -302,21 +302,27 @@ def group_means(values: np.ndarray, frame_services: np.ndarray, service_groups: 
     group listed twice in a row counts the frame twice, as in the official scorer):
     ``mean_g = sum(values[i] for each listing of i in g) / (number of such listings)``.
     Returns ``(means, counts)``, both ``(n_groups, n_metrics)``; means are NaN where the
-    count is 0. Memory: a few arrays of ``n_frames`` entries, never one per membership.
+    count is 0. The sums go by service first (one ``bincount`` over the frames per metric),
+    then from services to their groups (a table of services x groups): memory, a few
+    arrays of ``n_frames`` entries, never one per membership.
     """
     n_metrics = values.shape[1]
-    totals = np.zeros((n_groups, n_metrics))
-    counts = np.zeros((n_groups, n_metrics))
-    memberships = [service_groups[:, position][frame_services]
-                   for position in range(service_groups.shape[1])]
+    n_services = service_groups.shape[0]
+    service_totals = np.zeros((n_services, n_metrics))
+    service_counts = np.zeros((n_services, n_metrics))
     for j in range(n_metrics):
         column = values[:, j]
         scored = ~np.isnan(column)
         weights = np.where(scored, column, 0.0)  # adding 0.0 leaves a sum unchanged
-        scored_weights = scored.astype(np.float64)
-        for groups in memberships:
-            counts[:, j] += np.bincount(groups, weights=scored_weights, minlength=n_groups)
-            totals[:, j] += np.bincount(groups, weights=weights, minlength=n_groups)
+        service_counts[:, j] = np.bincount(frame_services, weights=scored,
+                                           minlength=n_services)
+        service_totals[:, j] = np.bincount(frame_services, weights=weights,
+                                           minlength=n_services)
+    totals = np.zeros((n_groups, n_metrics))
+    counts = np.zeros((n_groups, n_metrics))
+    for groups in service_groups.T:  # each listing of a service in a group
+        np.add.at(totals, groups, service_totals)
+        np.add.at(counts, groups, service_counts)
     means = np.full((n_groups, n_metrics), NAN)
     np.divide(totals, counts, out=means, where=counts > 0)
     return means, counts.astype(np.int64)

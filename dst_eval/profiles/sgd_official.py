@@ -260,6 +260,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         predicted[absent_frames] = False
     values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy,
                           predicted=predicted)
+    n_frames = len(refs)
+    del refs, hyps, utterances  # one entry per frame each: freed before the aggregation
     turns_arr = np.frombuffer(turn_of_frame, dtype=np.int64)
     official, group_names = _aggregate(
         values, services_arr, list(schema), turns_arr, seen, across_turn)
@@ -284,7 +286,7 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         official=official,
         per_turn=per_turn,
         notes=notes,
-        counts={"frames": len(refs), "turns": len(scored_turns),
+        counts={"frames": n_frames, "turns": len(scored_turns),
                 "dialogues": len({t.dialogue_id for t in scored_turns}),
                 "missing_turns_scored_empty": n_missing_turns,
                 "missing_frames": n_missing_frames},

@@ -343,7 +343,7 @@ def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
     n_frames = np.bincount(turn_of_frame, minlength=n_turns)
     columns: dict[str, Any] = {
         "dialogue_id": [t.dialogue_id for t in scored_turns],
-        "turn_index": np.fromiter([t.turn_index for t in scored_turns], dtype=np.int64,
+        "turn_index": np.fromiter((t.turn_index for t in scored_turns), dtype=np.int64,
                                   count=n_turns),
         "frames": n_frames,
         "missing": missing,
@@ -352,8 +352,10 @@ def _per_turn(values: np.ndarray, turn_of_frame: np.ndarray,
     for name in ("average_goal_accuracy", "active_intent_accuracy", "requested_slots_f1"):
         column = values[:, METRICS.index(name)]
         ok = ~np.isnan(column)
-        total = np.bincount(turn_of_frame[ok], weights=column[ok], minlength=n_turns)
-        count = np.bincount(turn_of_frame[ok], minlength=n_turns)
+        # adding 0.0 for a NaN frame leaves a sum unchanged; no per-column frame copies
+        total = np.bincount(turn_of_frame, weights=np.where(ok, column, 0.0),
+                            minlength=n_turns)
+        count = np.bincount(turn_of_frame, weights=ok, minlength=n_turns)
         mean = np.full(n_turns, np.nan)
         np.divide(total, count, out=mean, where=count > 0)
         columns[name] = mean

@@ -269,8 +269,10 @@ class _Builder:
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
             kept, problems = _kept_values(self._pooled(values))
-            mapping, flat = (keys.frame_and_state({slot: v[0] for slot, v in kept.items()})
-                             if kept else (_EMPTY, _EMPTY))
+            mapping = flat = MappingProxyType({keys[slot]: v[0] for slot, v in kept.items()}) \
+                if kept else _EMPTY
+            if kept and not keys.prefixed.isdisjoint(kept):  # 2.2-style names
+                mapping = keys.frame_mapping((slot, v[0]) for slot, v in kept.items())
             strings = len(values) + sum(map(len, values.values()))
             states[service] = (values, mapping, flat, problems, strings)
         self.decoded.add(strings, intent is not None, requested is not None)

@@ -150,7 +150,10 @@ class GoldBuilder:
             pool = self.values
             items = sorted([(names.setdefault(slot, slot), pool.setdefault(value, value))
                             for slot, value in values.items()])
-            mapping, flat = keys.frame_and_state(dict(items)) if items else (_EMPTY, _EMPTY)
+            mapping = flat = MappingProxyType({keys[slot]: v for slot, v in items}) \
+                if items else _EMPTY
+            if items and not keys.prefixed.isdisjoint(values):  # 2.2-style names
+                mapping = keys.frame_mapping(items)
             states[service] = (values, mapping, flat)
         intent = state.active_intent
         requested = state.requested_slots

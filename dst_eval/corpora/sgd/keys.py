@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -39,16 +39,9 @@ class SlotKeys(dict):
             self.prefixed.add(slot)
         return key
 
-    def frame_and_state(self, values: Mapping[str, Any]) -> tuple[Mapping, Mapping]:
-        """``(frame slot_values, state)`` of one frame's ``{slot: value}`` (``values`` in
-        their order): one read-only mapping for both when no name carries the prefix
-        (SGD), else the frame's keyed :func:`~dst_eval.gold.frame_slot_key` and the state's
-        :func:`flat_slot_key` (a prefixed spelling and a plain one of a slot give one state
-        key: the later value is kept)."""
-        state = MappingProxyType({self[slot]: value for slot, value in values.items()})
-        if self.prefixed.isdisjoint(values):
-            return state, state
+    def frame_mapping(self, items: Iterable[tuple[str, Any]]) -> Mapping:
+        """``{frame_slot_key(service, name): value}`` of ``(name, value)`` pairs: a frame's
+        ``slot_values`` where a name carries the service prefix (MultiWOZ 2.2 style; else
+        the frame's mapping is its state ``{self[name]: value}``, one object for both)."""
         service = self.service
-        frame = MappingProxyType({frame_slot_key(service, slot): value
-                                  for slot, value in values.items()})
-        return frame, state
+        return MappingProxyType({frame_slot_key(service, name): value for name, value in items})

@@ -405,3 +405,30 @@ def test_requested_slot_sets_match_the_files_and_are_shared(shared_dir: Path,
         assert sum(expected[p] != frozenset() for p in expected) > 1000
         assert all(len(ids) == 1 for ids in objects.values()), name
         assert len(objects) < sum(expected[p] != frozenset() for p in expected), name
+
+
+def test_read_ahead_advises_the_next_files_and_yields_all(tmp_path: Path, monkeypatch) -> None:
+    """Each path comes out once, in order; before the i-th, the kernel is asked for the next
+    ``window`` regular files (each once); a missing file or a FIFO is left alone (a FIFO
+    opened for reading would block), and without posix_fadvise the paths still come out."""
+    from dst_eval import readahead
+
+    paths = [tmp_path / f"f{i}.json" for i in range(7)]
+    for path in paths[:5]:
+        path.write_text("[]")
+    os.mkfifo(paths[6])  # never opened for reading in a blocking way, never advised
+    name_of = {path.stat().st_ino: path.name for path in paths[:5]}
+    advised: list[str] = []
+    seen_when: list[list[str]] = []
+    monkeypatch.setattr(readahead, "_ADVISE",
+                        lambda fd, offset, length, advice: advised.append(
+                            name_of[os.fstat(fd).st_ino]))
+    out = []
+    for path in readahead.read_ahead(paths, window=2):
+        out.append(path)
+        seen_when.append(list(advised))
+    assert out == paths
+    assert seen_when[0] == ["f1.json", "f2.json"]  # f5 does not exist: skipped silently
+    assert advised == ["f1.json", "f2.json", "f3.json", "f4.json"]  # f6: a FIFO
+    monkeypatch.setattr(readahead, "_ADVISE", None)
+    assert list(readahead.read_ahead(paths)) == paths

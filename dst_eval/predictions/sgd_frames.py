@@ -61,6 +61,7 @@ from dst_eval.jsonio import (
 )
 from dst_eval.predictions.duplicates import DecodedKeys, may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
+from dst_eval.readahead import read_ahead
 
 FORMAT = "sgd"
 SIDE_OUTPUT = "dialogues_and_metrics.json"
@@ -470,7 +471,7 @@ def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
                    if SIDE_OUTPUT not in name)
         return members, []
     files, issues = _prediction_files(path)
-    return ((str(f), read_bytes(f, error=PredictionError)) for f in files), issues
+    return ((str(f), read_bytes(f, error=PredictionError)) for f in read_ahead(files)), issues
 
 
 def read_sgd_frame_predictions(path: Path) -> PredictionSet:

@@ -24,6 +24,7 @@ from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.corpora.sgd.locate import SPLITS, Source, locate, sniff
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet
+from dst_eval.readahead import read_ahead
 
 __all__ = ["SPLITS", "flat_slot_key", "load", "load_source", "sniff"]
 
@@ -41,7 +42,7 @@ def load_source(source: Source) -> GoldSet:
     builder = GoldBuilder(schema)
     dialogues: list[GoldDialogue] = []
     seen: set[str] = set()
-    for path in source.files:
+    for path in read_ahead(source.files):
         file = str(path)
         for record in read_dialogues(path, log):
             if record.dialogue_id in seen:

@@ -179,7 +179,7 @@ class _Builder:
     def __init__(self, file: str, tally: _Tally) -> None:
         self.file = file
         self.tally = tally
-        self.names: dict[str, str] = {}
+        self.strings: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets: dict[tuple, tuple] = {}
         self.requested: dict[tuple, frozenset[str]] = {}
@@ -255,41 +255,35 @@ class _Builder:
         values = state.slot_values
         if values is None:
             raise _Malformed("missing key 'slot_values'")
-        service = self.names.setdefault(service, service)
+        service = self.strings.setdefault(service, service)
         intent = state.active_intent
         if intent is not None:
-            intent = self.names.setdefault(intent, intent)
+            intent = self.strings.setdefault(intent, intent)
         requested = state.requested_slots
         if requested:
             requested = self.values.setdefault(requested, requested)
         last = states.get(service)
         if last is not None and last[0] == values:
-            _, mapping, flat, problems, strings = last
+            _, mapping, flat, problems, n_strings = last
         else:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            kept, problems = _kept_values(self._pooled(values))
-            mapping = flat = MappingProxyType({keys[slot]: v[0] for slot, v in kept.items()}) \
-                if kept else _EMPTY
+            kept, problems = _kept_values(values)
+            pooled = self.strings.setdefault  # one object per distinct string in the file
+            mapping = flat = MappingProxyType(
+                {keys[slot]: pooled(v[0], v[0]) for slot, v in kept.items()}) if kept else _EMPTY
             if kept and not keys.prefixed.isdisjoint(kept):  # 2.2-style names
-                mapping = keys.frame_mapping((slot, v[0]) for slot, v in kept.items())
-            strings = len(values) + sum(map(len, values.values()))
-            states[service] = (values, mapping, flat, problems, strings)
-        self.decoded.add(strings, intent is not None, requested is not None)
+                mapping = keys.frame_mapping((slot, pooled(v[0], v[0])) for slot, v in kept.items())
+            n_strings = len(values) + sum(map(len, values.values()))
+            states[service] = (values, mapping, flat, problems, n_strings)
+        self.decoded.add(n_strings, intent is not None, requested is not None)
         if problems or intent is None or requested is None:
             self._tally(problems, intent, requested, service, dialogue_id, index)
         spans = frame.slots
         if spans is not None:
             spans = self._spans(spans, dialogue_id, index) if spans else ()
         return PredFrame(service, intent, requested, mapping, spans), flat
-
-    def _pooled(self, values: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        """``values`` with each slot name and value tuple replaced by its first equal one
-        in the file (cumulative states repeat them from turn to turn)."""
-        names, pool = self.names, self.values
-        return {names.setdefault(slot, slot): pool.setdefault(value, value)
-                for slot, value in values.items()}
 
     def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
                service: str, dialogue_id: str, index: int) -> None:
@@ -304,13 +298,13 @@ class _Builder:
     def _spans(self, spans: tuple[_Span, ...], dialogue_id: str, index: int
                ) -> tuple[SlotSpan, ...]:
         out = []
-        names = self.names
+        strings = self.strings
         for span in spans:
             if span.start is None or span.exclusive_end is None:
                 shown = {k: v for k, v in msgspec.structs.asdict(span).items() if v is not None}
                 self.tally.add("span_without_position", dialogue_id, index, f"span {shown!r}")
                 continue
-            out.append(SlotSpan(names.setdefault(span.slot, span.slot), span.start,
+            out.append(SlotSpan(strings.setdefault(span.slot, span.slot), span.start,
                                 span.exclusive_end))
         return tuple(out)
 

@@ -147,13 +147,12 @@ class GoldBuilder:
             keys = self.keys.get(service)
             if keys is None:
                 keys = self.keys[service] = SlotKeys(service)
-            pool = self.values
-            items = sorted([(names.setdefault(slot, slot), pool.setdefault(value, value))
-                            for slot, value in values.items()])
-            mapping = flat = MappingProxyType({keys[slot]: v for slot, v in items}) \
-                if items else _EMPTY
+            pooled = self.values.setdefault  # one tuple per distinct value list
+            items = sorted(values.items())
+            mapping = flat = MappingProxyType(
+                {keys[slot]: pooled(v, v) for slot, v in items}) if items else _EMPTY
             if items and not keys.prefixed.isdisjoint(values):  # 2.2-style names
-                mapping = keys.frame_mapping(items)
+                mapping = keys.frame_mapping((slot, pooled(v, v)) for slot, v in items)
             states[service] = (values, mapping, flat)
         intent = state.active_intent
         requested = state.requested_slots

@@ -49,7 +49,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from dst_eval.corpora.sgd.keys import SlotKeys
+from dst_eval.corpora.sgd.keys import SlotKeys, TurnSets
 from dst_eval.errors import PredictionError
 from dst_eval.gold import SlotSpan
 from dst_eval.jsonio import (
@@ -81,7 +81,6 @@ _VALUE_ISSUES = {
     "duplicate_key": "object keys given more than once (the last value is read)",
 }
 _EMPTY: Mapping = MappingProxyType({})
-_NO_KEYS: frozenset[str] = frozenset()
 
 
 def looks_like_sgd_frames(obj: Any) -> bool:
@@ -181,8 +180,7 @@ class _Builder:
         self.tally = tally
         self.strings: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
-        self.turn_sets: dict[tuple, tuple] = {}
-        self.requested: dict[tuple, frozenset[str]] = {}
+        self.turn_sets = TurnSets(self.keys)
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.decoded = DecodedKeys()
 
@@ -218,7 +216,7 @@ class _Builder:
                     flat = _merged([flat for _, flat in built])
             except _Malformed as exc:
                 self._fail(dialogue_id, index, raw_index, str(exc))
-            requested, intents, services = self._turn_sets(frames)
+            requested, intents, services = self.turn_sets(frames)
             out.append(PredTurn(flat, requested, intents, None, services, frames))
         return out
 
@@ -307,26 +305,6 @@ class _Builder:
             out.append(SlotSpan(strings.setdefault(span.slot, span.slot), span.start,
                                 span.exclusive_end))
         return tuple(out)
-
-    def _turn_sets(self, frames: tuple[PredFrame, ...]
-                   ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
-        """``(requested slot keys, active intents, services)`` of a turn, pooled."""
-        key = tuple([(frame.service, frame.active_intent) for frame in frames])
-        pooled = self.turn_sets.get(key)
-        if pooled is None:
-            active = {s: i for s, i in key if i is not None and i != "NONE"}
-            services = tuple([s for s, _ in key])
-            pooled = self.turn_sets[key] = (_NO_KEYS, MappingProxyType(active), services)
-        for frame in frames:
-            if frame.requested_slots:
-                asked = tuple([(f.service, f.requested_slots) for f in frames])
-                requested = self.requested.get(asked)
-                if requested is None:
-                    requested = self.requested[asked] = frozenset(
-                        [self.keys[f.service][slot] for f in frames
-                         for slot in f.requested_slots or ()])
-                return requested, pooled[1], pooled[2]
-        return pooled
 
 
 def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[dict, tuple]:

@@ -33,13 +33,12 @@ from types import MappingProxyType
 from msgspec import Raw, ValidationError, json
 
 from dst_eval.corpora.sgd.diagnose import describe, diagnose_frames
-from dst_eval.corpora.sgd.keys import SlotKeys
+from dst_eval.corpora.sgd.keys import SlotKeys, TurnSets
 from dst_eval.corpora.sgd.records import FRAMES, Dialogue, FileDialogue, Frame, Span
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldFrame, GoldTurn, ServiceSchema, SlotSpan
 
 _EMPTY: Mapping = MappingProxyType({})
-_NO_KEYS: frozenset[str] = frozenset()
 
 
 class _Malformed(Exception):
@@ -56,8 +55,7 @@ class GoldBuilder:
         self.schema = schema
         self.names: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
-        self.turn_sets: dict[tuple, tuple] = {}
-        self.requested: dict[tuple, frozenset[str]] = {}
+        self.turn_sets = TurnSets(self.keys)
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def dialogue(self, record: Dialogue | FileDialogue, file: str) -> GoldDialogue:
@@ -101,31 +99,11 @@ class GoldBuilder:
                 following = turns[raw_index + 1]
                 if following.speaker == "SYSTEM":
                     response = following.utterance
-            requested, active, services = self._turn_sets(frames)
+            requested, active, services = self.turn_sets(frames)
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
         services = tuple([names.setdefault(s, s) for s in record.services])
         return GoldDialogue(dialogue_id, tuple(out), services=services)
-
-    def _turn_sets(self, frames: tuple[GoldFrame, ...]
-                   ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
-        """``(requested slot keys, active intents, services)`` of a turn, pooled."""
-        key = tuple([(frame.service, frame.active_intent) for frame in frames])
-        pooled = self.turn_sets.get(key)
-        if pooled is None:
-            active = MappingProxyType({s: i for s, i in key if i != "NONE"})
-            services = tuple([s for s, _ in key])
-            pooled = self.turn_sets[key] = (_NO_KEYS, active or _EMPTY, services)
-        for frame in frames:
-            if frame.requested_slots:
-                asked = tuple([(f.service, f.requested_slots) for f in frames])
-                requested = self.requested.get(asked)
-                if requested is None:
-                    requested = self.requested[asked] = frozenset(
-                        [self.keys[f.service][slot] for f in frames
-                         for slot in f.requested_slots])
-                return requested, pooled[1], pooled[2]
-        return pooled
 
     def _frame(self, frame: Frame, states: dict[str, tuple[dict, Mapping, Mapping]]
                ) -> tuple[GoldFrame, Mapping]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -45,3 +45,46 @@ class SlotKeys(dict):
         the frame's mapping is its state ``{self[name]: value}``, one object for both)."""
         service = self.service
         return MappingProxyType({frame_slot_key(service, name): value for name, value in items})
+
+
+_EMPTY: Mapping = MappingProxyType({})
+_NO_KEYS: frozenset[str] = frozenset()
+
+
+class TurnSets:
+    """A turn's ``(requested slot keys, active intents, services)`` from its SGD frames,
+    pooled: one object per distinct combination (gold builder and SGD-style reader alike).
+
+    ``keys``: the builder's :class:`SlotKeys` per service. Intents ``None`` (not given) and
+    ``"NONE"`` are not active; requested slots ``None`` count as none.
+    """
+
+    def __init__(self, keys: dict[str, SlotKeys]) -> None:
+        self.keys = keys
+        self.by_intents: dict[tuple, tuple] = {}
+        self.requested: dict[tuple, frozenset[str]] = {}
+
+    def __call__(self, frames: Sequence[Any]
+                 ) -> tuple[frozenset[str], Mapping[str, str], tuple[str, ...]]:
+        if len(frames) == 1:  # most turns: a (service, intent) pair is the key
+            key: tuple = (frames[0].service, frames[0].active_intent)
+        else:
+            key = tuple([(frame.service, frame.active_intent) for frame in frames])
+        pooled = self.by_intents.get(key)
+        if pooled is None:
+            pairs = (key,) if len(frames) == 1 else key
+            active = {s: i for s, i in pairs if i is not None and i != "NONE"}
+            pooled = self.by_intents[key] = (
+                _NO_KEYS, MappingProxyType(active) if active else _EMPTY,
+                tuple([s for s, _ in pairs]))
+        for frame in frames:
+            if frame.requested_slots:
+                asked = tuple([(f.service, f.requested_slots) for f in frames])
+                requested = self.requested.get(asked)
+                if requested is None:
+                    requested = self.requested[asked] = frozenset(
+                        [self.keys[f.service][slot] for f in frames
+                         for slot in f.requested_slots or ()])
+                return requested, pooled[1], pooled[2]
+        return pooled
+

@@ -34,8 +34,9 @@ not fit the types (odd values) are parsed generically and repaired with Issues
 (:meth:`_Builder._user_frames`); a file whose structure does not fit is diagnosed
 (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
-the previous turn's state mappings, intent maps and service tuples, and (per file) names,
-intents, value tuples, requested-slot tuples and turns' requested-slot sets.
+the previous turn's state mappings, intent maps and service tuples
+(:class:`~dst_eval.corpora.sgd.keys.TurnSets`), and (per file) names, intents, values,
+requested-slot tuples and turns' requested-slot sets.
 """
 
 from __future__ import annotations

@@ -16,9 +16,10 @@ One :class:`GoldTurn` per USER turn (``raw_turn_index`` = its position in ``turn
 What repeats is shared, not copied: a frame state equal to the previous state of its
 service in the dialogue is the same mapping (cumulative states repeat from turn to turn),
 a turn whose frames carry the same state mappings as the previous turn's shares its flat
-state, and intent maps, service tuples, names, value tuples, requested-slot tuples and
-turns' requested-slot sets are pooled (one object per distinct value in the gold set:
-~0.3 KB less per user turn).
+state, and intent maps, service tuples and turns' requested-slot sets
+(:class:`~dst_eval.corpora.sgd.keys.TurnSets`), names, value tuples and requested-slot
+tuples are pooled (one object per distinct value in the gold set: ~0.3 KB less per user
+turn).
 
 A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
 ``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing

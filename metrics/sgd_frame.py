@@ -281,14 +281,9 @@ def score_frames(
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
                                          tagged_values(spans, utterance, noncat))
         y_true, y_pred = ref.slot_values, hyp.slot_values
-        try:  # _first_values, inline: every slot right is the common case
-            all_right = len(y_pred) == len(y_true) and all(
-                map(eq, map(y_pred.get, y_true), map(_first, y_true.values())))
-        except IndexError:
-            all_right = False
         extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
                 *requested_scores, *tagging_scores,
-                *(service.equal_goal(y_true) if all_right
+                *(service.equal_goal(y_true) if _first_values(y_true, y_pred)
                   else _goal(y_true, y_pred, service, fuzzy))))
     values = np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
     if predicted is not None:

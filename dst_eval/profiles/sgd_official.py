@@ -100,19 +100,16 @@ class _FlatFrames:
 
     def __init__(self, gold: GoldSet) -> None:
         self.slot_of: dict[str, dict[str, str]] = {}
-        self.key_of: dict[str, dict[str, str]] = {}
         for name, service in gold.schema.items():
             self.slot_of[name] = {flat_slot_key(name, s).lower(): s for s in service.slots}
-            self.key_of[name] = {flat_slot_key(name, s).lower(): frame_slot_key(name, s)
-                                 for s in service.slots}
 
     def frame(self, turn: PredTurn, service: str) -> PredFrame:
-        slot_of, key_of = self.slot_of[service], self.key_of[service]
+        slot_of = self.slot_of[service]
         values = {}
         for key, value in (turn.state or {}).items():
-            frame_key = key_of.get(key.lower())
-            if frame_key is not None:
-                values[frame_key] = value
+            slot = slot_of.get(key.lower())
+            if slot is not None:
+                values[frame_slot_key(service, slot)] = value
         requested = None
         if turn.requested_slots is not None:
             requested = tuple(sorted(slot_of[k.lower()] for k in turn.requested_slots

@@ -258,13 +258,13 @@ def gold_changes(dialogue, corpus: str) -> int:
     items of the padded state (every slot seen so far, ``None`` once dropped) that the
     previous padded state lacks; values as the strict profile normalises them."""
     from dst_eval.options import EvalOptions
-    from dst_eval.profiles.strict import gold_state, normalizer_for
+    from dst_eval.profiles.strict import gold_states, normalizer_for
 
     norm = normalizer_for(corpus, EvalOptions())
     previous: dict[str, Any] = {}
     count = 0
-    for turn in dialogue.turns:
-        now = dict.fromkeys(previous) | gold_state(turn, norm, "value")
+    for state in gold_states(list(dialogue.turns), norm, "value"):
+        now = dict.fromkeys(previous) | state
         count += sum(1 for key, value in now.items()
                      if key not in previous or previous[key] != value)
         previous = now

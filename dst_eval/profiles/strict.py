@@ -76,40 +76,59 @@ def format_marker(alignment: Alignment) -> str | None:
     return alignment.predictions.metadata.get(UNSET_MARKER)
 
 
-def gold_state(turn: GoldTurn, norm: Normalizer, dontcare: str) -> dict[str, tuple[str, ...]]:
-    state = {k: norm.variants(k, v) for k, v in turn.state.items()}
-    if dontcare == "ignore":
-        state = {k: v for k, v in state.items() if DONTCARE not in v}
-    return state
-
-
 def gold_states(turns: list[GoldTurn], norm: Normalizer, dontcare: str
                 ) -> list[dict[str, tuple[str, ...]]]:
-    """:func:`gold_state` of each turn; turns that share one state object (a loader reuses it
-    while the state does not change) share one result."""
+    """Each turn's state, its gold variants normalised (``dontcare="ignore"``: slots whose
+    variants include ``dontcare`` left out). Turns that share one state object (a loader
+    reuses it while the state does not change) share one result, and each distinct
+    ``(slot, variants)`` item is normalised once."""
     memo: dict[int, dict[str, tuple[str, ...]]] = {}  # id(state) -> normalised; turns alive
+    items: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
     out = []
     for turn in turns:
         state = memo.get(id(turn.state))
         if state is None:
-            state = memo[id(turn.state)] = gold_state(turn, norm, dontcare)
+            state = {}
+            for item in turn.state.items():
+                variants = items.get(item)
+                if variants is None:
+                    variants = items[item] = norm.variants(*item)
+                state[item[0]] = variants
+            if dontcare == "ignore":
+                state = {k: v for k, v in state.items() if DONTCARE not in v}
+            memo[id(turn.state)] = state
         out.append(state)
     return out
 
 
-def pred_state(pred: PredTurn | None, norm: Normalizer, dontcare: str,
-               unset: Unset) -> dict[str, str]:
-    """The set slots of a predicted turn (``unset`` values left out), normalised."""
-    if pred is None or not pred.state:
-        return {}
-    if pred.duplicates:
-        state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
-    else:
-        unset_value = unset.test
-        state = {k: norm(k, v) for k, v in pred.state.items() if not unset_value(v)}
-    if dontcare == "ignore":
-        state = {k: v for k, v in state.items() if v != DONTCARE}
-    return state
+_NOT_SEEN = object()
+
+
+def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
+                unset: Unset) -> list[dict[str, str]]:
+    """Each predicted turn's set slots (``unset`` values left out), normalised; ``{}`` for
+    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once."""
+    items: dict[tuple[str, str], str | None] = {}  # None: the value leaves its slot unset
+    test = unset.test
+    out: list[dict[str, str]] = []
+    for pred in preds:
+        if pred is None or not pred.state:
+            out.append({})
+            continue
+        if pred.duplicates:  # a repeated slot takes its first value that is set
+            state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
+        else:
+            state = {}
+            for item in pred.state.items():
+                value = items.get(item, _NOT_SEEN)
+                if value is _NOT_SEEN:
+                    value = items[item] = None if test(item[1]) else norm(*item)
+                if value is not None:
+                    state[item[0]] = value
+        if dontcare == "ignore":
+            state = {k: v for k, v in state.items() if v != DONTCARE}
+        out.append(state)
+    return out
 
 
 def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
@@ -200,8 +219,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     gold = gold_states(turns, norm, options.dontcare)
     marker = format_marker(alignment)
     unset = unset_for(corpus, marker)
-    pred = [pred_state(p, norm, options.dontcare, unset) for _, p in pairs]
     preds = [p for _, p in pairs]
+    pred = pred_states(preds, norm, options.dontcare, unset)
     # scored only when the gold annotates them and the predictions carry them
     with_requested = (any(t.requested_slots for t in turns)
                       and any(p is not None and p.requested_slots is not None for p in preds))

@@ -15,6 +15,9 @@ Slot score ``sc(k)`` for slot ``k`` of the service schema ``S``:
 * categorical, in both: ``1[hyp_k == ref_k[0]]`` (first gold value only);
 * non-categorical, in both: ``max_{r in ref_k} m(r, hyp_k)`` with
   ``m = token_sort_ratio(r, h) / 100`` (fuzzy, partial credit) or ``1[r == h]`` (exact).
+  A hypothesis value that is not a string (a JSON value as a file wrote it) equals no
+  gold value; fuzzy matching takes its ``str()``, and ``None`` scores 0 (fuzzywuzzy's
+  rules, as the official scorer applies them).
 
 Per frame (NaN = not applicable, left out of every mean):
 
@@ -97,6 +100,10 @@ def slot_score(ref_values: Sequence[str], hyp_value: str, *, categorical: bool,
         return 1.0 if ref_values and hyp_value == ref_values[0] else 0.0
     if not fuzzy:
         return 1.0 if hyp_value in ref_values else 0.0
+    if type(hyp_value) is not str:  # a JSON value read as is: fuzzywuzzy matches its str()
+        if hyp_value is None:
+            return 0.0
+        hyp_value = str(hyp_value)
     best = 0
     for ref in ref_values:
         score = token_sort_ratio(ref, hyp_value)

@@ -512,6 +512,111 @@ def test_blank_and_none_values_are_values(tmp_path: Path, shared_dir: Path, prof
         assert all(metrics[m] == 1.0 for m in metrics if m not in _GOAL)
 
 
+
+# Odd value lists, as the official scorer reads the JSON (``slot_values[slot][0]``):
+# ``#ALL_SERVICES`` goal metrics (``_GOAL`` order) of the official DSTC8 scorer
+# (../shared/anchors/sgd_official/run.sh, both modes) on ``_odd_predictions`` of
+# ``_blank_split``, run 2026-11-27. "bare": the first gold value written as a bare string
+# (the scorer reads its first character) and the extra slot as "x"; "[] extra"/"7 extra":
+# only the extra slots, where the gold has no value (a false positive whatever it holds).
+_BARE = "bare"
+_ODD_VALUES: dict[str, tuple[object, bool]] = {
+    "bare": (_BARE, True), "[7]": ([7], True), "[2.5]": ([2.5], True),
+    "[null]": ([None], True), "[true]": ([True], True), "[] extra": ([], False),
+    "7 extra": (7, False)}
+_ODD_OFFICIAL = {
+    ("sgd-official", "bare"): (0.3630232558139535, 0.627906976744186, 0.7351162790697674,
+                               0.8952276422764227, 0.7882882882882883, 0.9579285714285714),
+    ("sgd-official-multiwoz", "bare"): (0.34210526315789475, 0.631578947368421,
+                                        0.6842105263157895, 0.890650406504065,
+                                        0.7882882882882883, 0.95),
+    ("sgd-official", "[7]"): (0.32558139534883723, 0.6046511627906976, 0.7209302325581395,
+                              0.8784552845528455, 0.7612612612612613, 0.95),
+    ("sgd-official", "[2.5]"): (0.3311627906976744, 0.6046511627906976, 0.7265116279069768,
+                                0.8809756097560975, 0.7612612612612613, 0.954857142857143),
+    ("sgd-official", "[true]"): (0.336046511627907, 0.6046511627906976, 0.7313953488372092,
+                                 0.8819268292682927, 0.7612612612612613, 0.9562857142857143),
+    ("sgd-official", "[] extra"): (0.32558139534883723, 0.7674418604651163,
+                                   0.5581395348837209, 1.0, 1.0, 1.0),
+    ("sgd-official-multiwoz", "[] extra"): (0.3157894736842105, 0.7368421052631579, 0.5,
+                                            1.0, 1.0, 1.0),
+}
+_ODD_OFFICIAL[("sgd-official", "[null]")] = _ODD_OFFICIAL[("sgd-official", "[7]")]
+for _name in ("[7]", "[2.5]", "[null]", "[true]"):  # exact matching: no partial credit
+    _ODD_OFFICIAL[("sgd-official-multiwoz", _name)] = _BLANK_OFFICIAL[
+        ("sgd-official-multiwoz", "none")]["#ALL_SERVICES"]
+for _profile in ("sgd-official", "sgd-official-multiwoz"):
+    _ODD_OFFICIAL[(_profile, "7 extra")] = _ODD_OFFICIAL[(_profile, "[] extra")]
+
+
+def _odd_predictions(dialogues: list[dict], schema: dict, value: object, on_gold: bool
+                     ) -> list[dict]:
+    """As :func:`_blank_predictions`, with ``value`` written as the slot's whole value list
+    (``_BARE``: the first gold value, or ``"x"``, as a bare string); ``on_gold=False``
+    leaves the gold slots alone."""
+    out = copy.deepcopy(dialogues)
+    i = 0
+    for dialogue in out:
+        for turn in dialogue["turns"]:
+            if turn["speaker"] != "USER":
+                continue
+            for frame in turn["frames"]:
+                values = frame["state"]["slot_values"]
+                if i % 3 == 0 and values and on_gold:
+                    first = sorted(values)[0]
+                    values[first] = values[first][0] if value == _BARE else value
+                elif i % 3 != 2:
+                    extra = next(s["name"] for s in schema[frame["service"]]["slots"]
+                                 if s["name"] not in values)
+                    values[extra] = "x" if value == _BARE else value
+                i += 1
+    return out
+
+
+@pytest.mark.parametrize("name", list(_ODD_VALUES))
+@pytest.mark.parametrize("profile", ["sgd-official", "sgd-official-multiwoz"])
+def test_odd_value_lists_are_read_as_the_official_scorer_reads_them(
+        tmp_path: Path, shared_dir: Path, profile: str, name: str) -> None:
+    from dst_eval import evaluate
+
+    dialogues = _blank_split(shared_dir, tmp_path / "data")
+    schema = {s["service_name"]: s
+              for s in json.loads((tmp_path / "data" / "dev" / "schema.json").read_text())}
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred" / "dialogues_001.json").write_text(
+        json.dumps(_odd_predictions(dialogues, schema, *_ODD_VALUES[name])))
+    result = evaluate(tmp_path / "pred", gold=tmp_path / "data", split="dev", profile=profile)
+    expected = _ODD_OFFICIAL[(profile, name)]
+    for metric, number in zip(_GOAL, expected, strict=True):
+        assert abs(result.official["#ALL_SERVICES"][metric] - number) <= TOLERANCE, metric
+    if name == "[] extra":  # the strict reading: an empty list is no value
+        strict = evaluate(tmp_path / "pred", gold=tmp_path / "data", split="dev")
+        assert strict.scores["joint_goal_accuracy"] == 1.0
+
+
+@pytest.mark.parametrize(("value", "shown"), [([], "[]"), ("", '""'), (7, "7")])
+def test_a_value_list_without_first_value_on_a_gold_slot_stops(
+        tmp_path: Path, shared_dir: Path, capsys, value: object, shown: str) -> None:
+    """Where the gold has the slot, the official scorer crashes on ``[]``, ``""`` or a
+    number (``slot_values[slot][0]``): sgd-official has no number, exit 3."""
+    from dst_eval.cli import main
+
+    dialogues = _blank_split(shared_dir, tmp_path / "data")
+    preds = copy.deepcopy(dialogues)
+    frame = next(f for t in preds[0]["turns"] if t["speaker"] == "USER"
+                 for f in t["frames"] if f["state"]["slot_values"])
+    slot = sorted(frame["state"]["slot_values"])[0]
+    frame["state"]["slot_values"][slot] = value
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "pred" / "dialogues_001.json").write_text(json.dumps(preds))
+    args = [str(tmp_path / "pred"), "--gold", str(tmp_path / "data"), "--split", "dev"]
+    assert main([*args, "--profile", "sgd-official"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"dialogue {preds[0]['dialogue_id']}" in err and f"slot {slot!r}" in err
+    assert f"the value list {shown} has no first value" in err
+    assert main([*args, "-f", "json"]) == 0  # strict reads it, with a warning
+
 def test_group_means_equal_a_loop_over_memberships():
     """group_means against the definition: each listing of a frame in a group adds its
     non-NaN value once (a group listed twice in a service's row counts the frame twice)."""

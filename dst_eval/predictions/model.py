@@ -40,6 +40,12 @@ class PredFrame(Struct, frozen=True, gc=False):
     requested_slots: tuple[str, ...] | None
     slot_values: Mapping[str, str]
     spans: tuple | None = None  # tuple[SlotSpan, ...] when the frame has ``slots``
+    written: Mapping[str, object] | None = None
+    """The slot values that were not a non-empty list of strings, as the file wrote them
+    (``[]``, a bare string, a list holding a number, a number), keyed like
+    ``slot_values``; None when there are none. ``slot_values`` holds their canonical
+    reading (reported as Issues by the reader); a profile whose anchor reads the file as
+    it is (``sgd-official``) reads these."""
 
 
 class PredTurn(Struct, frozen=True, gc=False):

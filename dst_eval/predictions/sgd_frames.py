@@ -17,11 +17,13 @@ One :class:`PredTurn` per USER turn, in order, carrying
 Values are kept verbatim -- ``"none"``, ``""`` and ``" "`` are values like any other; what
 a value means is the scoring profile's business. Value problems are Issues (one per kind
 and file, with the count and the first place), never silent: a string instead of a list
-(``non_list_value``; the official scorer would silently use its first character, we take
-the whole string), ``[]`` (``empty_value_list``; the slot counts as absent, the official
-scorer crashes), several values (``hedged_value``; the first is the flat value, as
-officially), a non-string value (``non_string_value``; ``str()`` of it), a span without
-a position (MultiWOZ 2.2 ``copy_from``; left out). Structural problems -- not a
+(``non_list_value``; read as its one value), ``[]`` (``empty_value_list``; read as no
+value), several values (``hedged_value``; the first is the flat value, as officially), a
+non-string value (``non_string_value``; read as its ``str()``), a span without a position
+(MultiWOZ 2.2 ``copy_from``; left out). Those readings are the canonical view
+(``slot_values``, ``state``); the values as written stay on the frame
+(:attr:`PredFrame.written`) for ``sgd-official``, which reads them as the official scorer
+does. Structural problems -- not a
 list/object of dialogues, a dialogue without ``dialogue_id`` or ``turns``, a user frame
 without ``service`` or ``state``, a state without ``slot_values`` -- raise
 :class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
@@ -52,7 +54,7 @@ from msgspec import Struct
 
 from dst_eval.corpora.sgd.keys import SlotKeys, TurnSets
 from dst_eval.errors import PredictionError
-from dst_eval.gold import SlotSpan
+from dst_eval.gold import SlotSpan, frame_slot_key
 from dst_eval.jsonio import (
     check_path,
     decode_typed,
@@ -67,13 +69,15 @@ from dst_eval.readahead import read_ahead
 FORMAT = "sgd"
 SIDE_OUTPUT = "dialogues_and_metrics.json"
 _VALUE_ISSUES = {
-    "non_list_value": "slot values given as a string instead of a list (the whole string "
-                      "is used; the official scorer would use its first character)",
-    "empty_value_list": "slot values given as an empty list (the slot counts as absent; "
-                        "the official scorer crashes)",
+    "non_list_value": "slot values given as a string instead of a list (read as one value; "
+                      "sgd-official reads its first character, as the official scorer does)",
+    "empty_value_list": "slot values given as an empty list (read as no value; under "
+                        "sgd-official a predicted slot, and where the gold has the slot the "
+                        "official scorer crashes)",
     "hedged_value": "slots with several predicted values (the first is used, as the "
                     "official scorer does)",
-    "non_string_value": "non-string slot values (converted with str())",
+    "non_string_value": "non-string slot values (read as their str(); sgd-official compares "
+                        "them as written, as the official scorer does)",
     "span_without_position": "slot spans without start/exclusive_end (left out)",
     "missing_intent": "user frames without state.active_intent (left out of intent "
                       "accuracy)",
@@ -199,20 +203,23 @@ class _Builder:
                     self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'")
                 continue
             index = len(out)
+            written: list[dict] | None = None  # per frame: odd values as the file wrote them
             try:
                 frames_in = _FRAMES.decode(turn.frames)
             except msgspec.ValidationError:
-                frames_in = self._user_frames(turn.frames, dialogue_id, index, raw_index)
+                frames_in, written = self._user_frames(turn.frames, dialogue_id, index,
+                                                       raw_index)
             if frames_in is None:
                 self._fail(dialogue_id, index, raw_index, "missing key 'frames'")
             try:
                 if len(frames_in) == 1:
                     frame, flat = self._frame(frames_in[0], dialogue_id, index, raw_index,
-                                              states)
+                                              states, written[0] if written else None)
                     frames: tuple[PredFrame, ...] = (frame,)
                 else:
-                    built = [self._frame(frame, dialogue_id, index, raw_index, states)
-                             for frame in frames_in]
+                    built = [self._frame(frame, dialogue_id, index, raw_index, states,
+                                         written[i] if written else None)
+                             for i, frame in enumerate(frames_in)]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
             except _Malformed as exc:
@@ -222,18 +229,22 @@ class _Builder:
         return out
 
     def _user_frames(self, raw: msgspec.Raw, dialogue_id: str, index: int, raw_index: int
-                     ) -> tuple[_Frame, ...] | None:
+                     ) -> tuple[tuple[_Frame, ...] | None, list[dict]]:
         """A USER turn's ``frames`` that did not fit the typed records: parsed generically,
-        their odd slot values repaired with Issues (:func:`_repair_values`), then converted."""
+        their odd slot values repaired with Issues (:func:`_repair_values`), then converted;
+        and per frame the odd values as written (``{slot: value}``)."""
         frames = msgspec.json.decode(raw)
         if not isinstance(frames, list):
             self._fail(dialogue_id, index, raw_index, "'frames' is not a list")
+        written: list[dict] = []
         try:
             for frame in frames:
                 state = frame.get("state") if isinstance(frame, dict) else None
+                odd: dict = {}
                 if isinstance(state, dict) and isinstance(state.get("slot_values"), dict):
-                    _repair_values(state["slot_values"], self.tally, dialogue_id, index)
-            return msgspec.convert(frames, tuple[_Frame, ...])
+                    odd = _repair_values(state["slot_values"], self.tally, dialogue_id, index)
+                written.append(odd)
+            return msgspec.convert(frames, tuple[_Frame, ...]), written
         except (TypeError, ValueError, AttributeError) as exc:
             detail = str(exc).replace("`$", "`frames", 1)
             self._fail(dialogue_id, index, raw_index, detail)
@@ -243,8 +254,10 @@ class _Builder:
                               file=self.file, dialogue=dialogue_id, turn=index)
 
     def _frame(self, frame: _Frame, dialogue_id: str, index: int, raw_index: int,
-               states: dict[str, tuple]) -> tuple[PredFrame, Mapping]:
-        """The predicted frame and its flat state ``{"<service>-<slot>": first value}``."""
+               states: dict[str, tuple], odd: dict | None = None
+               ) -> tuple[PredFrame, Mapping]:
+        """The predicted frame and its flat state ``{"<service>-<slot>": first value}``;
+        ``odd``: the slot values :func:`_repair_values` repaired, as the file wrote them."""
         service, state = frame.service, frame.state
         if service is None or state is None:
             missing = "service" if service is None else "state"
@@ -262,8 +275,8 @@ class _Builder:
         if requested:
             requested = self.values.setdefault(requested, requested)
         last = states.get(service)
-        if last is not None and last[0] == values:
-            _, mapping, flat, problems, n_strings = last
+        if last is not None and last[0] == values and last[5] == odd:
+            _, mapping, flat, problems, n_strings, _, written = last
         else:
             keys = self.keys.get(service)
             if keys is None:
@@ -275,14 +288,19 @@ class _Builder:
             if kept and not keys.prefixed.isdisjoint(kept):  # 2.2-style names
                 mapping = keys.frame_mapping((slot, pooled(v[0], v[0])) for slot, v in kept.items())
             n_strings = len(values) + sum(map(len, values.values()))
-            states[service] = (values, mapping, flat, problems, n_strings)
+            written = None
+            if odd or len(kept) != len(values):  # repaired values, or [] left out
+                written = MappingProxyType({
+                    frame_slot_key(service, slot): odd[slot] if odd and slot in odd else []
+                    for slot in values if (odd and slot in odd) or not values[slot]})
+            states[service] = (values, mapping, flat, problems, n_strings, odd, written)
         self.decoded.add(n_strings, intent is not None, requested is not None)
         if problems or intent is None or requested is None:
             self._tally(problems, intent, requested, service, dialogue_id, index)
         spans = frame.slots
         if spans is not None:
             spans = self._spans(spans, dialogue_id, index) if spans else ()
-        return PredFrame(service, intent, requested, mapping, spans), flat
+        return PredFrame(service, intent, requested, mapping, spans, written), flat
 
     def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
                service: str, dialogue_id: str, index: int) -> None:
@@ -387,22 +405,30 @@ def _repaired(document: Any, file: str) -> Any:
         raise _located(str(exc), document, file) from None
 
 
-def _repair_values(slot_values: dict, tally: _Tally, dialogue: str, turn: int) -> None:
+def _repair_values(slot_values: dict, tally: _Tally, dialogue: str, turn: int) -> dict:
+    """Give ``slot_values`` the canonical view of odd values (a list of strings: ``str()``
+    of a non-string, a bare string as its one value), each with an Issue; return the odd
+    values as written, ``{slot: value}`` (:attr:`PredFrame.written`)."""
+    written = {}
     for slot, raw in slot_values.items():
         if type(raw) is list:
             if any(type(value) is not str for value in raw):
                 bad = next(value for value in raw if type(value) is not str)
                 tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {bad!r}")
+                written[slot] = raw
                 slot_values[slot] = [v if type(v) is str else str(v) for v in raw]
         elif type(raw) is str:
             tally.add("non_list_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
+            written[slot] = raw
             slot_values[slot] = [raw]
         elif raw is None or isinstance(raw, dict):
             raise TypeError(f"slot {slot!r} has {'null' if raw is None else 'an object'} "
                             "as its value list")
         else:
             tally.add("non_string_value", dialogue, turn, f"slot {slot!r}: {raw!r}")
+            written[slot] = raw
             slot_values[slot] = [str(raw)]
+    return written
 
 
 def _located(message: str, document: Any, file: str) -> PredictionError:

@@ -41,6 +41,15 @@ Missing predictions (``options.missing``):
     The official behaviour: turns and dialogues without prediction are silently left
     out (the official scorer raises on a missing frame; we skip that frame and note it).
 
+Slot values the file did not write as a non-empty list of strings
+(:attr:`PredFrame.written`; the reader reports each kind) are read as the official scorer
+reads the JSON, ``slot_values[slot][0]`` of the value as written: a bare string is its
+first character, a list's first element is taken whatever its type (a number then equals
+no gold value; fuzzy matching compares its ``str()``, ``null`` scores 0, as fuzzywuzzy
+does). Where the gold lacks the slot, any predicted schema slot is a false positive, ``[]``
+too. Where the gold has it and that read fails (``[]``, ``""``, a number) the official
+scorer crashes, so there is no official number: :class:`PredictionError` (exit 3).
+
 ``official`` holds exactly the scorer's output ``{group: {metric: value}}``.
 """
 
@@ -57,7 +66,7 @@ import numpy as np
 from dst_eval import corpora
 from dst_eval.alignment import Alignment
 from dst_eval.corpora.sgd.keys import flat_slot_key
-from dst_eval.errors import UsageError
+from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import GoldFrame, GoldSet, GoldTurn, frame_slot_key
 from dst_eval.metrics.sgd_frame import (
     JOINT_COLUMNS,
@@ -137,9 +146,34 @@ def _hyp_frame(frames: tuple[PredFrame, ...], service: str) -> PredFrame | None:
             cut = len(frame.service) + 1  # frame_slot_key: "<service>-<name>"
             values = {frame_slot_key(service, key[cut:]): value
                       for key, value in frame.slot_values.items()}
-            return msgspec.structs.replace(frame, service=service,
+            written = frame.written and MappingProxyType({
+                frame_slot_key(service, key[cut:]): value
+                for key, value in frame.written.items()})
+            return msgspec.structs.replace(frame, service=service, written=written,
                                            slot_values=MappingProxyType(values))
     return None
+
+
+def _read_as_written(hyp: PredFrame, ref: GoldFrame, slots: frozenset[str], source: str,
+                     turn: GoldTurn) -> PredFrame:
+    """``hyp`` with its odd values (:attr:`PredFrame.written`) read as the official scorer
+    reads them (module docstring); ``slots``: the service's schema slots, frame-keyed."""
+    values = dict(hyp.slot_values)
+    for key, raw in hyp.written.items():
+        if key not in ref.slot_values or key not in slots:
+            values[key] = raw  # a false positive whatever it holds, or not scored
+            continue
+        try:
+            values[key] = raw[0]
+        except (IndexError, KeyError, TypeError):
+            shown = msgspec.json.encode(raw).decode()
+            raise PredictionError(
+                f"service {hyp.service}, slot {key[len(hyp.service) + 1:]!r}: the value list "
+                f"{shown} has no first value, where the official scorer crashes "
+                f"(slot_values[slot][0]); sgd-official has no number for it -- write a list "
+                "of strings, or score with --profile strict",
+                file=source, dialogue=turn.dialogue_id, turn=turn.turn_index) from None
+    return msgspec.structs.replace(hyp, slot_values=MappingProxyType(values))
 
 
 # --------------------------------------------------------------------------- groups
@@ -202,6 +236,9 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                     for f in (p.frames or ()))
     flat = _FlatFrames(gold)
     service_ids = {name: i for i, name in enumerate(schema)}
+    frame_slots = {name: frozenset(frame_slot_key(name, slot) for slot in s.slots)
+                   for name, s in schema.items()}
+    source = alignment.predictions.source
     # slot sets keyed as frames key their values; spans keep the schema's names
     service_slots = [([frame_slot_key(name, slot) for slot in s.slots],
                       [frame_slot_key(name, slot) for slot in s.categorical],
@@ -242,6 +279,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                         continue
                     hyp = _empty_frame(ref.service, has_spans)
                     absent_frames.append(len(refs))
+            if hyp.written is not None:
+                hyp = _read_as_written(hyp, ref, frame_slots[ref.service], source, gold_turn)
             refs.append(ref)
             hyps.append(hyp)
             utterances.append(gold_turn.user_utterance)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dst_eval._version import __version__
 
-__all__ = ["EvalOptions", "Result", "__version__", "evaluate", "load_gold", "read_predictions"]
+__all__ = ["EvalOptions", "Result", "__version__", "evaluate", "load_gold", "metric_options",
+           "read_predictions"]
 
 _LAZY = {
     "evaluate": ("dst_eval.api", "evaluate"),
     "EvalOptions": ("dst_eval.options", "EvalOptions"),
     "Result": ("dst_eval.result", "Result"),
     "load_gold": ("dst_eval.corpora", "load_gold"),
+    "metric_options": ("dst_eval.config", "metric_options"),
     "read_predictions": ("dst_eval.predictions.reader", "read_predictions"),
 }
 

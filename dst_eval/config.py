@@ -295,6 +295,29 @@ def version_owners() -> dict[str, str]:
     return owners
 
 
+def metric_options(corpus: str) -> dict[str, Any]:
+    """The keyword options with which the metric functions (:mod:`dst_eval.metrics`)
+    compare states as the CLI's ``strict`` profile does on ``corpus``: its normalisation
+    policy, key spelling (``lower`` for MultiWOZ, else ``exact``), ``[slot_aliases]``,
+    unset words (``[values] unset``; none for SGD, where ``None`` is a value) and
+    multi-value slots. (Not reproduced: the CLI also matches an SGD service spelled in
+    another case, and strips whitespace around SGD and CJK key parts.)
+
+    >>> from dst_eval.metrics import joint_goal_accuracy
+    >>> gold, pred = [{"hotel-bookday": "monday"}], [{"hotel": {"day": "Monday"}}]
+    >>> joint_goal_accuracy(gold, pred), joint_goal_accuracy(
+    ...     gold, pred, **metric_options("multiwoz21"))
+    (0.0, 1.0)
+    """
+    from dst_eval.metrics.normalization import RULE_TABLE_VERSION
+
+    spec = corpus_config(corpus)
+    return {"norm": f"{spec.normalisation}-v{RULE_TABLE_VERSION}",
+            "keys": "lower" if spec.slot_key_policy == "lower" else "exact",
+            "aliases": dict(spec.slot_aliases), "unset_words": spec.unset_values,
+            "multi_value_slots": tuple(sorted(spec.multi_value_slots))}
+
+
 def corpus_specs() -> tuple[CorpusSpec, ...]:
     """Every packaged corpus config, by name (:mod:`dst_eval.corpora` orders and checks them)."""
     return tuple(corpus_config(name) for name in config_names())

@@ -1,8 +1,10 @@
 """The public metric functions (``dst_eval.metrics``) agree with the CLI and refuse to guess.
 
-* on MultiWOZ 2.1 test, with predictions in the surface forms the CLI accepts (TRADE and
-  2.1 key spellings, upper case, padded values, ``none``/``not mentioned`` for unset),
-  every DST metric function gives the number ``evaluate()`` (the strict profile) gives;
+* on MultiWOZ 2.1 test, with predictions in the surface forms the CLI accepts (TRADE,
+  2.1 and mwzeval key spellings, upper case, padded values, ``none``/``not mentioned`` for
+  unset), and on SGD dev (whose gold holds the value ``None``), every DST metric function
+  with the corpus's options (``dst_eval.metric_options``) gives the number ``evaluate()``
+  (the strict profile) gives;
 * no exported name is both a module and a function;
 * every exported metric function raises a ``ValueError`` on empty input, or returns the
   value named by ``zero_division`` -- never a silent nan;
@@ -25,7 +27,7 @@ import pytest
 import sacrebleu
 from metrics_fixture import MWOZ21_TEST, corrupt
 
-from dst_eval import evaluate
+from dst_eval import evaluate, metric_options
 from dst_eval.corpora import load_gold
 from dst_eval.normalize import Normalizer as DstNormalizer
 
@@ -34,6 +36,7 @@ SPELLINGS = {  # canonical key -> a spelling the CLI accepts for MultiWOZ (TRADE
     "train-leaveat": "Train-LeaveAt", "taxi-leaveat": "taxi-leave at",
     "train-arriveby": "train-arriveBy", "hotel-bookday": "hotel-book day",
     "restaurant-booktime": "Restaurant-Book Time", "hotel-area": "HOTEL-AREA",
+    "hotel-bookpeople": "Hotel-People", "taxi-arriveby": "taxi-arrive",  # mwzeval's names
 }
 
 
@@ -73,6 +76,49 @@ def mwoz21(shared_dir, tmp_path_factory):
     return gold_set, ids, gold_variants, surfaced, result
 
 
+def _function_scores(gold: list, pred: list, ids: list[str], n_slots: int, **options
+                     ) -> dict[str, float]:
+    """Every DST number of the CLI, computed by the metric functions."""
+    expected = {
+        "joint_goal_accuracy": M.joint_goal_accuracy(gold, pred, **options),
+        "slot_accuracy": M.slot_accuracy(gold, pred, slots=range(n_slots), **options),
+        "slot_f1": M.slot_f1(gold, pred, **options),
+        "slot_f1_turn_macro": M.slot_f1_turn_macro(gold, pred, **options),
+        "average_goal_accuracy": M.average_goal_accuracy(gold, pred, **options),
+        "improved_average_goal_accuracy":
+            M.improved_average_goal_accuracy(gold, pred, **options),
+        "relative_slot_accuracy": M.relative_slot_accuracy(gold, pred, **options),
+        "relative_slot_accuracy_micro":
+            M.relative_slot_accuracy(gold, pred, average="micro", **options),
+        "turn_accuracy": M.turn_accuracy(gold, pred, dialogue_ids=ids, **options),
+        "final_turn_joint_goal_accuracy":
+            M.final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options),
+        "granular_change_accuracy":
+            M.granular_change_accuracy(gold, pred, dialogue_ids=ids, **options),
+    }
+    p, r, f = M.slot_precision_recall_f1(gold, pred, **options)
+    expected.update(slot_precision=p, slot_recall=r)
+    assert f == expected["slot_f1"]
+    for lam, value in M.flexible_goal_accuracy(gold, pred, dialogue_ids=ids,
+                                               **options).items():
+        expected[f"flexible_goal_accuracy@{lam:g}"] = value
+    per_domain, mean = M.per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids,
+                                                        **options)
+    expected["domain_joint_goal_accuracy_mean"] = mean
+    for domain, value in per_domain.items():
+        expected[f"domain_joint_goal_accuracy:{domain}"] = value
+    return expected
+
+
+def _assert_all_equal(scores: dict[str, float], expected: dict[str, float]) -> None:
+    for name, value in expected.items():
+        assert scores[name] == pytest.approx(value, abs=1e-12), name
+    # every DST number of the CLI was checked (intents/requested slots: not in 2.1 gold)
+    unchecked = {k for k in scores if not k.startswith(("bleu", "requested", "active"))} - set(
+        expected)
+    assert not unchecked
+
+
 def test_every_dst_metric_function_equals_the_cli(mwoz21):
     gold_set, ids, gold, pred, result = mwoz21
     scores = result.scores
@@ -80,40 +126,38 @@ def test_every_dst_metric_function_equals_the_cli(mwoz21):
     assert 0.3 < scores["joint_goal_accuracy"] < 0.9  # errors on both sides of the surface
     n_slots = result.counts["slots_in_list"]
     assert n_slots == 30
-    expected = {
-        "joint_goal_accuracy": M.joint_goal_accuracy(gold, pred),
-        "slot_accuracy": M.slot_accuracy(gold, pred, slots=range(n_slots)),
-        "slot_f1": M.slot_f1(gold, pred),
-        "slot_f1_turn_macro": M.slot_f1_turn_macro(gold, pred),
-        "average_goal_accuracy": M.average_goal_accuracy(gold, pred),
-        "improved_average_goal_accuracy": M.improved_average_goal_accuracy(gold, pred),
-        "relative_slot_accuracy": M.relative_slot_accuracy(gold, pred),
-        "relative_slot_accuracy_micro": M.relative_slot_accuracy(gold, pred, average="micro"),
-        "turn_accuracy": M.turn_accuracy(gold, pred, dialogue_ids=ids),
-        "final_turn_joint_goal_accuracy":
-            M.final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids),
-        "granular_change_accuracy": M.granular_change_accuracy(gold, pred, dialogue_ids=ids),
-    }
-    p, r, f = M.slot_precision_recall_f1(gold, pred)
-    expected.update(slot_precision=p, slot_recall=r)
-    assert f == expected["slot_f1"]
-    for lam, value in M.flexible_goal_accuracy(gold, pred, dialogue_ids=ids).items():
-        expected[f"flexible_goal_accuracy@{lam:g}"] = value
-    per_domain, mean = M.per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids)
-    assert set(per_domain) >= {"attraction", "hotel", "restaurant", "taxi", "train"}
-    expected["domain_joint_goal_accuracy_mean"] = mean
-    for domain, value in per_domain.items():
-        expected[f"domain_joint_goal_accuracy:{domain}"] = value
-    for name, value in expected.items():
-        assert scores[name] == pytest.approx(value, abs=1e-12), name
-    # every DST number of the CLI was checked (intents/requested slots: not in 2.1 gold)
-    unchecked = {k for k in scores if not k.startswith(("bleu", "requested", "active"))} - set(
-        expected)
-    assert not unchecked
+    options = metric_options("multiwoz21")
+    expected = _function_scores(gold, pred, ids, n_slots, **options)
+    assert {k.partition(":")[2] for k in expected if ":" in k} >= {
+        "attraction", "hotel", "restaurant", "taxi", "train"}
+    _assert_all_equal(scores, expected)
+    # the corpus options matter: without the aliases mwzeval's "people" is an unknown slot
+    assert M.joint_goal_accuracy(gold, pred) < scores["joint_goal_accuracy"] - 0.01
     # exact comparison is a real option: the padded/upper-case values now count as wrong
-    assert M.joint_goal_accuracy(gold, pred, norm="exact") < scores["joint_goal_accuracy"] - 0.01
+    assert M.joint_goal_accuracy(gold, pred, **{**options, "norm": "exact"}) < scores[
+        "joint_goal_accuracy"] - 0.01
     # without the unset words, "none"/"not mentioned" are extra slots
-    assert M.joint_goal_accuracy(gold, pred, unset_words=()) < scores["joint_goal_accuracy"]
+    assert M.joint_goal_accuracy(gold, pred, **{**options, "unset_words": ()}) < scores[
+        "joint_goal_accuracy"]
+
+
+def test_every_dst_metric_function_equals_the_cli_on_sgd(shared_dir, tmp_path):
+    """SGD: keys kept as spelled, and ``None`` is a value (the gold has 249 of them)."""
+    gold_set = load_gold(shared_dir / "corpora" / "sgd", corpus="sgd", split="dev")
+    gold = [dict(t.state) for d in gold_set.dialogues for t in d.turns]
+    assert sum(v == ("None",) for state in gold for v in state.values()) > 0
+    ids, _, pred = corrupt((d.dialogue_id, [{k: v[0] for k, v in t.state.items()}
+                                            for t in d.turns]) for d in gold_set.dialogues)
+    turn_numbers = [t.turn_index for d in gold_set.dialogues for t in d.turns]
+    path = tmp_path / "predictions.jsonl"
+    path.write_text("".join(json.dumps({"dialogue_id": i, "turn_index": t, "state": state})
+                            + "\n" for i, t, state in zip(ids, turn_numbers, pred, strict=True)))
+    result = evaluate(path, gold=gold_set)
+    options = metric_options("sgd")
+    expected = _function_scores(gold, pred, ids, result.counts["slots_in_list"], **options)
+    _assert_all_equal(result.scores, expected)
+    # the defaults (MultiWOZ's unset words) would drop the gold's None values
+    assert M.slot_precision_recall_f1(gold, pred)[1] != result.scores["slot_recall"]
 
 
 def test_surface_forms_of_the_issue():

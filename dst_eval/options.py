@@ -199,7 +199,8 @@ class EvalOptions:
             if unknown:
                 raise UsageError(f"--metrics: unknown metric {', '.join(map(_show, unknown))}")
         if not isinstance(self.by, tuple):
-            raise UsageError(f"--by {_show(self.by)}: must be a list of breakdowns")
+            raise UsageError(f"--by {_show(self.by)}: must be a tuple of breakdown names "
+                             "(EvalOptions.build and evaluate() take a list or a string)")
         for kind in self.by:
             if kind not in BREAKDOWNS:
                 raise UsageError(f"--by: unknown breakdown {_show(kind)}; known: "
@@ -221,6 +222,8 @@ class EvalOptions:
                 self.bootstrap == 0 or 2 <= self.bootstrap <= MAX_BOOTSTRAP):
             raise UsageError(f"--bootstrap {_show(self.bootstrap)}: must be 0 (off) or an "
                              f"integer from 2 to {MAX_BOOTSTRAP}")
+        if self.bootstrap and self.profile is not None:
+            check_resamples(self.profile, "--bootstrap")
         if self.seed is not None and self.seed != "none" and not (
                 _is_int(self.seed) and 0 <= self.seed <= MAX_SEED):
             raise UsageError(f"--seed {_show(self.seed)}: seed must be a non-negative "
@@ -338,3 +341,13 @@ def parse_value(name: str, value: Any) -> Any:
     if name == "normalisation" and isinstance(value, str) and not value.strip():
         raise UsageError("--norm '': empty policy name")
     return value
+
+
+def check_resamples(profile: str, what: str) -> None:
+    """A usage error when ``profile`` keeps no per-turn statistics to resample."""
+    from dst_eval.profiles import PROFILES, RESAMPLING_PROFILES
+
+    if profile in PROFILES and profile not in RESAMPLING_PROFILES:
+        raise UsageError(f"{what}: the {profile} profile keeps no per-turn statistics, so "
+                         "no bootstrap or significance test is possible; use --profile "
+                         f"{' or '.join(RESAMPLING_PROFILES)}")

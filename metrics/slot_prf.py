@@ -7,9 +7,10 @@ summed over turns:
 
 A wrong value is both a false positive and a false negative. With no predicted slot at
 all P is 1 if there is no gold slot either (nothing to find, nothing wrong), else 0;
-likewise R with no gold slot; F1 is 0 when P + R = 0. So on empty input P = R = F1 = 1
-(``zero_division = 1.0``); every other DST metric here is ``nan`` on empty input,
-except GCA (0, as its reference code).
+likewise R with no gold slot; F1 is 0 when P + R = 0. So turns with empty states only
+give P = R = F1 = 1 (``zero_division = 1.0`` of the :class:`Metric`). No turns at all
+is undefined: the functions raise :class:`UndefinedMetric` unless ``zero_division=``
+gives the value, as every metric function does.
 
 Per-turn macro F1 (TRADE "joint F1", IC-DST, JMultiWOZ): the mean over turns of
 F1_t, where F1_t = 1 when gold and prediction are both empty, 0 when nothing is

@@ -50,6 +50,8 @@ BAD_OPTIONS = [
     (["--profile", "mwzeval", "--by", "domain,depth"], "--by depth"),
     (["--profile", "trade", "--by", "domain"], "--by domain"),
     (["--profile", "official", "--corpus", "multiwoz22"], "--profile"),
+    (["--profile", "mwzeval", "--bootstrap", "100"], "--bootstrap"),
+    (["--profile", "convlab", "--bootstrap", "100"], "--bootstrap"),
     (["--output", "/nonexistent/dir/out.json"], "--output"),
     (["--format", "table", "--report", "/nonexistent/dir/r.json"], "--report"),
 ]
@@ -74,6 +76,7 @@ def test_bad_option_is_a_one_line_usage_error_before_any_work(tmp_path, capsys, 
     (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--n", str(10**9)]),
     (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--trials", str(10**9)]),
     (["validate", str(PREDICTIONS)], ["--pred-format", "xml"]),
+    (["compare", str(PREDICTIONS), str(PREDICTIONS)], ["--profile", "mwzeval"]),
 ])
 def test_subcommands_refuse_bad_options_before_any_work(tmp_path, capsys, command, extra):
     code = main([*command, "--gold", str(tmp_path / "no-such-gold"), *extra])
@@ -82,9 +85,19 @@ def test_subcommands_refuse_bad_options_before_any_work(tmp_path, capsys, comman
     assert len(err.splitlines()) == 1 and extra[0] in err
 
 
+def test_a_bad_seed_in_the_environment_is_a_usage_error_before_any_work(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DST_EVAL_SEED", "abc")
+    code = main([str(PREDICTIONS), "--gold", str(tmp_path / "no-such-gold"),
+                 "--bootstrap", "100"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "seed from the environment" in err, err
+
+
 def test_evaluate_refuses_bad_options_before_reading_the_gold(tmp_path):
     for bad in ({"seed": -1}, {"normalisation": "bogus"}, {"bootstrap": 10**12},
-                {"metrics": ["nope"]}, {"by": "colour"}):
+                {"metrics": ["nope"]}, {"by": "colour"},
+                {"profile": "mwzeval", "bootstrap": 100}):
         with pytest.raises(UsageError) as info:
             evaluate(PREDICTIONS, gold=tmp_path / "no-such-gold", **bad)
         assert "gold" not in str(info.value)

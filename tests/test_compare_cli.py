@@ -167,7 +167,7 @@ def test_markdown_and_table_output(workspace, capsys, tmp_path):
     ((), "needs a baseline and at least one system"),
     (("--seed", "abc"), "seed must be"),
     (("--n", "1"), "--n must be at least 2"),
-    (("--profile", "mwzeval"), "does not keep per-turn statistics"),
+    (("--profile", "mwzeval"), "keeps no per-turn statistics"),
 ])
 def test_usage_errors(workspace, capsys, extra, message):
     files = [str(workspace["base"])] if not extra else [str(workspace["base"]),

@@ -432,3 +432,14 @@ def test_read_ahead_advises_the_next_files_and_yields_all(tmp_path: Path, monkey
     assert advised == ["f1.json", "f2.json", "f3.json", "f4.json"]  # f6: a FIFO
     monkeypatch.setattr(readahead, "_ADVISE", None)
     assert list(readahead.read_ahead(paths)) == paths
+
+
+def test_split_label_of_a_folder_not_named_for_a_split(sample_dir: Path) -> None:
+    """gold_samples/sgd does not say its split: --split labels it, and only a split name
+    does (an unknown one used to be stamped into the signature)."""
+    assert sgd.load(sample_dir).split is None
+    assert sgd.load(sample_dir, split="validation").split == "dev"
+    assert sgd.load(sample_dir / "dialogues_001.json", split="test").split == "test"
+    for path in (sample_dir, sample_dir / "dialogues_001.json"):
+        with pytest.raises(UsageError, match="unknown SGD split 'nosuch'"):
+            sgd.load(path, split="nosuch")

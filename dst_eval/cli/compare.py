@@ -72,6 +72,7 @@ def build_compare_parser() -> argparse.ArgumentParser:
 def run_compare(argv: Sequence[str]) -> int:
     args = build_compare_parser().parse_args(argv)
     from dst_eval.api import as_gold, evaluate, resolve_seed
+    from dst_eval.options import check_resamples
 
     if len(args.predictions) < 2:
         raise UsageError("compare needs a baseline and at least one system prediction file")
@@ -83,6 +84,8 @@ def run_compare(argv: Sequence[str]) -> int:
         raise UsageError(f"--trials must be at least 1 and at most {MAX_TRIALS}, "
                          f"got {args.trials}")
     seed = resolve_seed(options)
+    if options.profile is not None:
+        check_resamples(options.profile, "compare")
     check_writable("--output", args.output)
     from dst_eval.progress import ProgressDisplay
     from dst_eval.significance import (

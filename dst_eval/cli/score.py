@@ -119,6 +119,10 @@ class MetadataVersion(argparse.Action):
 def run_score(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     options = options_from(args)  # every bad option is refused here, before any work
+    if options.bootstrap:
+        from dst_eval.api import resolve_seed
+
+        resolve_seed(options)  # a bad $DST_EVAL_SEED too
     width = parse_width(args.width)
     if args.score_only and args.fmt not in ("table", "text", "json"):
         raise UsageError(f"--score-only prints numbers (as text or a JSON list), not "

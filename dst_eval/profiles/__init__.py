@@ -20,7 +20,8 @@ from dst_eval.errors import UsageError
 if TYPE_CHECKING:
     from dst_eval.result import Result
 
-__all__ = ["PROFILES", "ProfileFn", "breakdowns_of", "get_profile", "unset_test"]
+__all__ = ["PROFILES", "RESAMPLING_PROFILES", "ProfileFn", "breakdowns_of", "get_profile",
+           "unset_test"]
 
 
 ProfileFn = Callable[..., "Result"]
@@ -48,6 +49,11 @@ PROFILE_BREAKDOWNS: dict[str, tuple[str, ...]] = {
     "sgd-official-multiwoz": ("service",),
 }
 """The ``--by`` breakdowns each profile computes (none for a profile not listed)."""
+
+
+RESAMPLING_PROFILES = ("strict", "trade", "trippy")
+"""The profiles that keep per-turn statistics (``Result.table``), so ``--bootstrap`` and
+``compare`` can resample them; the others score as their anchor does, on totals only."""
 
 
 def breakdowns_of(profile: str) -> tuple[str, ...]:

@@ -89,14 +89,23 @@ def _hf_files(directory: Path) -> dict[str, Path]:
     return found
 
 
+def _check_label(split: str | None) -> None:
+    """``split`` labels gold whose layout does not say its split: one of :data:`SPLITS`."""
+    if split is not None and split not in SPLITS:
+        raise UsageError(f"unknown SGD split {split!r}; use train, dev (validation) or test")
+
+
 def locate(path: Path, split: str | None) -> Source:
-    """The :class:`Source` of ``path`` (any accepted layout) and ``split``."""
+    """The :class:`Source` of ``path`` (any accepted layout) and ``split``. Where the layout
+    does not say the split (a folder or file not named for one), ``split`` is its label and
+    must be one of :data:`SPLITS`."""
     split = canonical_split(split)
     if path.is_file():
         own_split = canonical_split(path.parent.name)
         if split and own_split in SPLITS and split != own_split:
             raise GoldDataError(f"--split {split}: this file is in the {own_split!r} split's "
                                 "folder", file=str(path))
+        _check_label(split)
         return Source((path,), split or (own_split if own_split in SPLITS else None),
                       _existing(path.parent / "schema.json"),
                       _existing(path.parent.parent / "train" / "schema.json"), str(path))
@@ -107,6 +116,7 @@ def locate(path: Path, split: str | None) -> Source:
         own = canonical_split(path.name)
         if split and own in SPLITS and split != own:
             raise GoldDataError(f"{path} is the {own!r} split but split {split!r} was requested")
+        _check_label(split)
         return Source(tuple(files), split or (own if own in SPLITS else None),
                       _existing(path / "schema.json"),
                       _existing(path.parent / "train" / "schema.json"), str(path))

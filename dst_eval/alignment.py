@@ -214,15 +214,23 @@ class _SlotChecker:
 
 
 def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> PredTurn:
-    """``turn`` with keys that differ from the gold's only by case spelled as the gold does."""
+    """``turn`` with keys that differ from the gold's only by case spelled as the gold does
+    (:attr:`PredTurn.respelled` records how they were written)."""
     changes: dict = {}
     if state_differs:
         state: dict[str, object] = {}
+        written: dict[str, str] = {}  # gold spelling -> the key as written, where they differ
         for key, value in turn.state.items():
             spelled = checker.decide(key)[0]
             if spelled not in state or key == spelled:
                 state[spelled] = value
+                if key != spelled:
+                    written[spelled] = key
+                else:
+                    written.pop(spelled, None)
         changes["state"] = MappingProxyType(state)
+        if written:
+            changes["respelled"] = MappingProxyType(written)
     if turn.requested_slots and not checker.known.issuperset(turn.requested_slots) and any(
             checker.decide(k)[0] != k for k in turn.requested_slots):
         changes["requested_slots"] = frozenset(checker.decide(k)[0]

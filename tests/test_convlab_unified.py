@@ -118,3 +118,42 @@ def test_multiwoz_hospital_department_false_positive(shared_dir: Path, tmp_path:
     result = evaluate(path, gold=gold, profile="convlab")
     for name, expected in zip(NAMES, MWZ_EXPECTED, strict=True):
         assert result.official[name] == pytest.approx(expected, abs=1e-12), name
+
+
+def test_sgd_keys_that_match_only_ignoring_case_are_not_found(sgd_case, tmp_path: Path) -> None:
+    """ConvLab-3 looks the gold's service and slot names up exactly: a key written in
+    another case is no prediction for the slot (an FN), though strict accepts it. By
+    construction from the oracle: in every 2nd user turn the first item's slot name is
+    capitalised, in every 7th (from the 4th) one service is written lower-case."""
+    folder, predictions = sgd_case
+    cased: dict[str, list] = {}
+    items = renamed = affected = samples = 0
+    for dialogue_id, turns in predictions["oracle"].items():
+        for u, turn in enumerate(turns):
+            state = dict(turn["state"])
+            items += len(state)
+            samples += 1
+            changed: set[str] = set()  # the gold keys written otherwise
+            keys = sorted(state)
+            if u % 2 == 0 and keys:
+                service, _, slot = keys[0].partition("-")
+                state[f"{service}-{slot.capitalize()}"] = state.pop(keys[0])
+                changed.add(keys[0])
+            if u % 7 == 3 and keys:
+                service = keys[-1].partition("-")[0]
+                for key in [k for k in state if k.startswith(f"{service}-")]:
+                    state[key.replace(service, service.lower(), 1)] = state.pop(key)
+                    changed.add(next(k for k in keys if k.lower() == key.lower()))
+            renamed += len(changed)
+            affected += bool(changed)
+            cased.setdefault(dialogue_id, []).append({"state": state})
+    assert renamed > 100 and affected < samples
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(cased), "utf-8")
+    result = evaluate(path, gold=folder, profile="convlab")
+    recall = (items - renamed) / items
+    expected = (1 - affected / samples, 1.0, recall, 2 * recall / (1 + recall))
+    for name, value in zip(NAMES, expected, strict=True):
+        assert result.official[name] == pytest.approx(value, abs=1e-12), name
+    strict = evaluate(path, gold=folder, profile="strict")
+    assert strict.scores["slot_recall"] > recall  # strict reads the other spellings

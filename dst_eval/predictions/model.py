@@ -63,6 +63,10 @@ class PredTurn(Struct, frozen=True, gc=False):
     and ``pricerange``): ``{key: (later values, in file order)}``; ``state`` holds the
     first. A profile that reads the first as unset scores the next one it does not
     (:meth:`dst_eval.normalize.Unset.items`). None when no slot was repeated."""
+    respelled: Mapping[str, str] | None = None
+    """State keys that alignment spelled as the gold does (they differed only by case):
+    ``{gold spelling: key as written}``; a profile whose anchor looks keys up exactly
+    (``convlab``) does not find them. None when no key was re-spelled."""
     extras: Mapping | None = None
     """Fields of a system's own output that a compatibility profile replays, as written
     (TripPy: ``slot_prediction_<slot>`` with its ``§§`` marks and ``class_prediction_<slot>``,

@@ -16,6 +16,9 @@
   ``len(predict_values) == 0`` after deleting whitespace; :class:`Unset` ``blank``), and
   every other value is one: ``none`` and ``not mentioned`` are false positives, as in
   ConvLab-3;
+* slot keys as written: ConvLab-3 looks the gold's domain and slot names up exactly, so a
+  predicted key that matches a gold key only ignoring case (SGD ``Restaurants_2-Location``)
+  is no prediction for it (``PredTurn.respelled``; the strict profile accepts it);
 * gold variants and predictions are split on ``|``; a slot is a true positive when any
   predicted piece is a gold piece (so a hedged ``north|centre|south`` scores as correct:
   a defect this profile reproduces and the strict profile does not);
@@ -42,6 +45,7 @@ from dst_eval.profiles.strict import predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
+_EMPTY: dict[str, str] = {}
 UNSET = Unset("blank")
 """No prediction: a value that deleting all whitespace leaves empty (the anchor's rule)."""
 
@@ -95,8 +99,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
             if pieces:
                 gold[key] = pieces
         predicted = {}
+        written = pred.respelled or _EMPTY if pred else _EMPTY
         for key, value in UNSET.items(pred.state, pred.duplicates) if pred else ():
-            if key in universe:
+            if key in universe and key not in written:  # looked up exactly, as the anchor
                 predicted[key] = norm(key, value)
         gold_states.append(gold)
         pred_states.append(predicted)

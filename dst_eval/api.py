@@ -11,11 +11,13 @@ the corpus response scorer fills the same :class:`Result` -> optional bootstrap 
 
 from __future__ import annotations
 
+import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dst_eval.errors import PredictionError, UsageError
+from dst_eval.errors import GoldDataError, PredictionError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
 from dst_eval.predictions.model import Issue, PredictionSet
@@ -35,7 +37,13 @@ def as_gold(gold: str | Path | GoldSet | None, options: EvalOptions) -> GoldSet:
     else:
         from dst_eval.corpora import load_gold
 
-        gold_set = load_gold(gold, corpus=options.corpus, split=options.split)
+        try:
+            gold_set = load_gold(gold, corpus=options.corpus, split=options.split)
+        except OSError as exc:  # e.g. a folder that cannot be listed
+            raise GoldDataError(f"cannot read: {exc.strerror or exc}",
+                                file=exc.filename or str(gold)) from None
+        except (zipfile.BadZipFile, zlib.error) as exc:  # a member fails its CRC, ...
+            raise GoldDataError(f"corrupt zip archive ({exc})", file=str(gold)) from None
     corpus = options.corpus
     from dst_eval import corpora
 
@@ -56,8 +64,15 @@ def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions,
     if isinstance(predictions, PredictionSet):
         read = predictions
     elif isinstance(predictions, str | Path):
-        read = reader.read_predictions(predictions, pred_format=options.pred_format,
-                                       corpus=corpus)
+        try:
+            read = reader.read_predictions(predictions, pred_format=options.pred_format,
+                                           corpus=corpus)
+        except OSError as exc:  # e.g. a folder that cannot be listed
+            raise PredictionError(f"cannot read: {exc.strerror or exc}",
+                                  file=exc.filename or str(predictions)) from None
+        except (zipfile.BadZipFile, zlib.error) as exc:  # a member fails its CRC, ...
+            raise PredictionError(f"corrupt zip archive ({exc})",
+                                  file=str(predictions)) from None
     elif isinstance(predictions, Mapping | list):
         read = reader.predictions_from_object(predictions, source="<memory>",
                                               pred_format=options.pred_format, corpus=corpus)

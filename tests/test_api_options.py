@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +223,25 @@ def test_cli_help_and_a_json_run_load_no_heavy_module(tmp_path):
                            f"main([{str(PREDICTIONS)!r}, '--gold', {str(MWZ22)!r}, "
                            f"'--format', 'json', '--output', {str(out)!r}])") == []
     assert json.loads(out.read_text())["scores"]["joint_goal_accuracy"] > 0
+
+
+@pytest.mark.parametrize("command", ["score", "report", "compare"])
+def test_an_output_never_overwrites_an_input(tmp_path, capsys, command):
+    """-o/--report/--html naming the predictions, a file inside the gold folder or a file
+    the gold loader read (a schema next to a gold file) is exit 2, and nothing is written."""
+    folder = tmp_path / "mwz22"
+    shutil.copytree(MWZ22, folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    predictions = str(folder / "predictions.json")
+    flag = {"score": "--output", "report": "--html", "compare": "--output"}[command]
+    head = {"score": [predictions], "report": ["report", predictions],
+            "compare": ["compare", predictions, predictions]}[command]
+    for gold, target in ((folder, folder / "predictions.json"),
+                         (folder, folder / "dialogues_001.json"),
+                         (folder, folder / "new.json"),
+                         (folder / "dialogues_001.json", folder / "schema.json")):
+        code = main([*head, "--gold", str(gold), flag, str(target), "-q"])
+        err = capsys.readouterr().err.strip()
+        assert code == 2, err
+        assert len(err.splitlines()) == 1 and flag in err and "elsewhere" in err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

@@ -460,6 +460,65 @@ def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_sampl
     assert plain["scores"]
 
 
+
+def test_gold_that_holds_nothing_to_score_exits_4(tmp_path, capsys, gold_samples):
+    """An empty gold file or archive is a gold problem, never a perfect score (it printed
+    slot_f1 100.00 on SGD and RiSAWOZ)."""
+    empty_list = write(tmp_path, "empty.json", b"[]")
+    empty_object = write(tmp_path, "empty_object.json", b"{}")
+    for corpus, gold in (("sgd", empty_list), ("risawoz", empty_list),
+                         ("risawoz", empty_object), ("jmultiwoz", empty_object)):
+        preds = gold_samples / corpus / "predictions.json"
+        code, err = run_cli(capsys, str(preds), "--gold", str(gold), "--corpus", corpus)
+        [line] = err.strip().splitlines()
+        assert code == 4 and str(gold) in line and "no " in line, (corpus, line)
+
+
+@pytest.mark.parametrize("corpus", ["crosswoz", "risawoz", "jmultiwoz", "multiwoz21"])
+def test_zip_member_failing_its_crc_exits_4(tmp_path, capsys, gold_samples, corpus):
+    source = gold_samples / "crosswoz" / "test.json"
+    archive = tmp_path / "bad.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as out:
+        out.write(source, "test.json")
+    data = bytearray(archive.read_bytes())
+    data[100] ^= 0x01  # inside the stored member: its CRC no longer matches
+    archive.write_bytes(bytes(data))
+    code, err = run_cli(capsys, str(gold_samples / "crosswoz" / "predictions.json"), "--gold",
+                        str(archive), "--corpus", corpus)
+    [line] = err.strip().splitlines()
+    assert code == 4 and str(archive) in line, line
+
+
+def test_unreadable_folders_exit_3_or_4(tmp_path, capsys, gold_samples, monkeypatch):
+    """An OSError while reading (a folder without read permission: root reads any, so it
+    is raised here) is the input's problem, exit 4 for gold and 3 for predictions."""
+    import dst_eval.corpora as corpora
+    import dst_eval.predictions.reader as reader
+
+    def denied(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    preds = gold_samples / "multiwoz22" / "predictions.json"
+    with monkeypatch.context() as patch:
+        patch.setattr(corpora, "load_gold", denied)
+        code, err = run_cli(capsys, str(preds), "--gold", str(tmp_path / "g"))
+    assert code == 4 and err.strip().endswith(f"{tmp_path / 'g'}: cannot read: Permission denied")
+    monkeypatch.setattr(reader, "read_predictions", denied)
+    code, err = run_cli(capsys, str(tmp_path / "p"), "--gold", str(gold_samples / "multiwoz22"))
+    assert code == 3 and err.strip().endswith(f"{tmp_path / 'p'}: cannot read: Permission denied")
+
+
+def test_a_fifo_among_gold_files_is_not_opened_while_detecting(tmp_path, capsys, gold_samples):
+    folder = tmp_path / "gold"
+    folder.mkdir()
+    (folder / "schema.json").write_bytes((gold_samples / "multiwoz22" / "schema.json")
+                                         .read_bytes())
+    os.mkfifo(folder / "dialogues_001.json")
+    with no_hang():
+        code, err = run_cli(capsys, str(gold_samples / "multiwoz22" / "predictions.json"),
+                            "--gold", str(folder))
+    assert code == 4 and len(err.strip().splitlines()) == 1
+
 # --------------------------------------------------------------------------- markup, injection
 
 EVIL_IDS = ["[/x]", "evil\nfile.json: dialogue y: forged error",  # 5: all shown in messages

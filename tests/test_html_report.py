@@ -288,7 +288,7 @@ def test_report_command_writes_the_page(tmp_path, system, report, capsys):
 
 @pytest.mark.parametrize("extra, code, message", [
     ([], 2, "the following arguments are required: --html"),
-    (["--html", "{tmp}/missing-dir/x.html"], 2, "cannot write --html"),
+    (["--html", "{tmp}/missing-dir/x.html"], 2, "does not exist"),
     (["--html", "{tmp}"], 2, "is a directory"),
     (["--html", "{tmp}/x.html", "--profile", "nope"], 2, "unknown profile 'nope'"),
 ])

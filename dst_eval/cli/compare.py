@@ -19,7 +19,12 @@ from dst_eval.cli.parser import (
     options_from,
     read_predictions_arg,
 )
-from dst_eval.cli.score import check_writable, stdout_is_terminal, write_text
+from dst_eval.cli.score import (
+    check_not_gold,
+    check_writable,
+    stdout_is_terminal,
+    write_text,
+)
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.options import MAX_BOOTSTRAP
 
@@ -86,7 +91,7 @@ def run_compare(argv: Sequence[str]) -> int:
     seed = resolve_seed(options)
     if options.profile is not None:
         check_resamples(options.profile, "compare")
-    check_writable("--output", args.output)
+    check_writable("--output", args.output, (*args.predictions, args.gold))
     from dst_eval.progress import ProgressDisplay
     from dst_eval.significance import (
         compare_reports,
@@ -100,6 +105,7 @@ def run_compare(argv: Sequence[str]) -> int:
     with ProgressDisplay(quiet=args.quiet) as progress:
         progress.update("reading gold", 0, total)
         gold = as_gold(args.gold, options)
+        check_not_gold("--output", args.output, gold)
         reports = []
         for i, path in enumerate(args.predictions):
             progress.update(f"scoring {path}", i + 1, total)

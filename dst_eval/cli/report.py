@@ -21,6 +21,7 @@ from dst_eval.cli.parser import (
     options_from,
     read_predictions_arg,
 )
+from dst_eval.cli.score import check_not_gold, check_writable
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import EvalOptions
@@ -75,11 +76,7 @@ def run_report(argv: Sequence[str]) -> int:
     args = build_report_parser().parse_args(argv)
     options = options_from(args)
     target = Path(args.html)
-    if target.is_dir():
-        raise UsageError(f"--html {target}: is a directory; give a file name")
-    if not target.absolute().parent.is_dir():
-        raise UsageError(f"cannot write --html {target}: the directory "
-                         f"{target.absolute().parent} does not exist")
+    check_writable("--html", args.html, (args.predictions, args.gold))
     from dst_eval.api import as_gold
     from dst_eval.html_report import render_report_html
     from dst_eval.progress import ProgressDisplay
@@ -87,6 +84,7 @@ def run_report(argv: Sequence[str]) -> int:
     with ProgressDisplay(quiet=args.quiet) as progress:
         progress.update("reading gold", 0, 4)
         gold = as_gold(args.gold, options)
+        check_not_gold("--html", args.html, gold)
         progress.update("reading predictions", 1, 4)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 4)

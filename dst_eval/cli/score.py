@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dst_eval.cli.parser import (
     add_inputs,
@@ -24,6 +25,9 @@ from dst_eval.cli.parser import (
 )
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.result import Result
+
+if TYPE_CHECKING:
+    from dst_eval.gold import GoldSet
 
 FORMATS = ("table", "text", "json", "markdown", "csv")
 MAX_WIDTH = 12
@@ -127,8 +131,9 @@ def run_score(argv: Sequence[str]) -> int:
     if args.score_only and args.fmt not in ("table", "text", "json"):
         raise UsageError(f"--score-only prints numbers (as text or a JSON list), not "
                          f"--format {args.fmt}")
-    for flag, target in (("--output", args.output), ("--report", args.report)):
-        check_writable(flag, target)
+    outputs = (("--output", args.output), ("--report", args.report))
+    for flag, target in outputs:
+        check_writable(flag, target, (args.predictions, args.gold))
     if args.output and args.report and Path(args.output).absolute() == Path(
             args.report).absolute():
         raise UsageError("--output and --report name the same file")
@@ -138,6 +143,8 @@ def run_score(argv: Sequence[str]) -> int:
     with ProgressDisplay(quiet=args.quiet) as progress:
         progress.update("reading gold", 0, 3)
         gold = as_gold(args.gold, options)
+        for flag, target in outputs:
+            check_not_gold(flag, target, gold)
         progress.update("reading predictions", 1, 3)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 3)
@@ -147,8 +154,11 @@ def run_score(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def check_writable(flag: str, target: str | None) -> None:
-    """A usage error, before any work, when ``target`` cannot be an output file."""
+def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] = ()) -> None:
+    """A usage error, before any work, when ``target`` cannot be an output file: a
+    directory, in a missing directory, one of ``inputs`` (the predictions and gold paths
+    given) or inside one that is a directory (a later run would read it, or the write
+    would destroy an input)."""
     if not target:
         return
     path = Path(target)
@@ -157,6 +167,21 @@ def check_writable(flag: str, target: str | None) -> None:
     if not path.absolute().parent.is_dir():
         raise UsageError(f"{flag} {target}: the directory {path.absolute().parent} does not "
                          "exist")
+    resolved = path.resolve()
+    for given in inputs:
+        if not given or given == "-":
+            continue
+        source = Path(given).resolve()
+        if resolved == source or (source.is_dir() and source in resolved.parents):
+            raise UsageError(f"{flag} {target}: would write over or into the input {given}; "
+                             "write it elsewhere")
+
+
+def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
+    """A usage error when ``target`` is a file the gold loader read (a list file or schema
+    next to the gold path, say): writing it would change the gold."""
+    if target and any(Path(f.path).resolve() == Path(target).resolve() for f in gold.files):
+        raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
 
 
 def write_text(text: str, output: str | None, flag: str = "--output") -> None:

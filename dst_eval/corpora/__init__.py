@@ -155,11 +155,20 @@ def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None 
     check_path(path, error=GoldDataError)
     if corpus is None:
         _, module = _detect(path)
-        return module.load(path, split=split)
+        return _scorable(module.load(path, split=split))
     spec = get(corpus)
     *alternates, own = _layouts(spec, path)
     module = next((m for m in alternates if _sniffs(m, path)), own)
-    return named_version(module.load(path, split=split), corpus)
+    return named_version(_scorable(module.load(path, split=split)), corpus)
+
+
+def _scorable(gold: GoldSet) -> GoldSet:
+    """``gold``, unless it has no turn to score (an empty file or archive): that is a gold
+    problem, never a perfect score."""
+    if not any(dialogue.turns for dialogue in gold.dialogues):
+        what = "no dialogues" if not gold.dialogues else "no user turns in any dialogue"
+        raise GoldDataError(f"{what}: nothing to score", file=gold.source)
+    return gold
 
 
 def named_version(gold: GoldSet, corpus: str) -> GoldSet:

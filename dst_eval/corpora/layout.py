@@ -121,7 +121,10 @@ def files_digest(files: Iterable[GoldFile]) -> str:
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:
-    """The first ``n_bytes`` of a file, or of the first ``.json`` member of a zip, as text."""
+    """The first ``n_bytes`` of a file, or of the first ``.json`` member of a zip, as text;
+    ``""`` for anything but a regular file (a FIFO would block: never opened here)."""
+    if not path.is_file():
+        return ""
     if path.suffix == ".zip":
         with zipfile.ZipFile(path) as archive:
             names = sorted(n for n in archive.namelist()

@@ -49,6 +49,8 @@ def _sniff_bytes(head: bytes) -> bool:
 
 
 def _head(path: Path) -> bytes:
+    if not path.is_file():  # a FIFO would block: never opened here
+        return b""
     with path.open("rb") as fh:
         return fh.read(_SNIFF_BYTES)
 

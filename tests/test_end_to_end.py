@@ -130,6 +130,15 @@ def test_validate_lists_problems(tmp_path, capsys, mwz22_gold):
     assert main(["validate", str(path), "--gold", str(MWZ22), "--strict"]) == 3
 
 
+def test_validate_refuses_what_scoring_refuses(tmp_path, capsys, mwz22_gold):
+    """Predictions of other dialogues: scoring stops (min-coverage), so validate does too."""
+    path = _write(tmp_path, {"other-dialogue": [{"state": {}}]})
+    assert main([str(path), "--gold", str(MWZ22)]) == 3
+    assert main(["validate", str(path), "--gold", str(MWZ22)]) == 3
+    assert "predictions match 0 of 4 dialogues" in capsys.readouterr().err
+    assert main(["validate", str(path), "--gold", str(MWZ22), "--min-coverage", "0"]) == 0
+
+
 def test_help_and_version(capsys):
     assert main(["--version"]) == 0
     assert "dst-eval 0.1.0" in capsys.readouterr().out

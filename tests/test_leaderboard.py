@@ -295,7 +295,11 @@ def test_check_mode_scores_one_submission(small, capsys):
     (("rank_by = \"joint_goal_accuracy\"", "rank_by = \"jga\""), "metric 'jga' of the config"),
     (("seed = 7", "seed = 7\ncolour = 1"), "unknown [leaderboard] keys: colour"),
     (("\"*.json\"", "\"../*.json\""), "must stay inside 'dir'"),
-    (("bootstrap = 200", "bootstrap = 1"), "need bootstrap >= 2"),
+    (("bootstrap = 200", "bootstrap = 1"), "need 2 <= bootstrap <= 10000"),
+    (("bootstrap = 200", "bootstrap = 10001"), "need 2 <= bootstrap <= 10000"),
+    (("seed = 7", "seed = 7\nmax_submission_mb = nan"), "a finite max_submission_mb > 0"),
+    (("seed = 7", "seed = 7\nmax_submission_mb = inf"), "a finite max_submission_mb > 0"),
+    (("seed = 7", 'seed = 7\ncache_dir = "subs/oracle.json"'), "cache directory"),
     (("seed = 7", 'seed = 7\n\n[leaderboard.options]\nmissing = "bogus"'),
      "[leaderboard] options: --missing: unknown missing-prediction policy 'bogus'"),
 ])

@@ -70,6 +70,11 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     output_dir = Path(args.output_dir)
     cache_dir = None if args.no_cache else Path(
         args.cache_dir or config.cache_dir or output_dir / ".cache")
+    if cache_dir is not None:
+        try:  # a usage error before any work, not a traceback after the scoring
+            cache_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cache directory {cache_dir}: {exc.strerror or exc}") from None
     if args.check:
         candidate = check_candidate(config, Path(args.check))
         with ProgressDisplay(quiet=args.quiet) as progress:

@@ -58,6 +58,12 @@ def add_strict(parser: argparse.ArgumentParser) -> None:
                         help="turn every prediction problem into an error (exit 3)")
 
 
+def add_min_coverage(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--min-coverage", metavar="F",
+                        help="stop (exit 3) when the predictions match less than this share "
+                             "of the gold dialogues (default 0.5; 0 turns the check off)")
+
+
 def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                 bootstrap: bool = True, resources: bool = True) -> None:
     """The scoring options (each an :class:`~dst_eval.options.EvalOptions` field)."""
@@ -71,9 +77,7 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                         help=f"missing dialogues/turns ({'/'.join(MISSING_POLICIES)}): "
                              "wrong for every metric (default), scored as empty predictions, "
                              "or skipped as the official scorers silently do")
-    parser.add_argument("--min-coverage", metavar="F",
-                        help="stop (exit 3) when the predictions match less than this share "
-                             "of the gold dialogues (default 0.5; 0 turns the check off)")
+    add_min_coverage(parser)
     parser.add_argument("--dontcare", metavar="POLICY",
                         help=f"{'/'.join(DONTCARE_POLICIES)}: dontcare is an ordinary value "
                              "(default) or removed on both sides")

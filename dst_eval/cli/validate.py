@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from dst_eval.cli.parser import (
     add_inputs,
+    add_min_coverage,
     add_quiet,
     add_strict,
     make_parser,
@@ -19,9 +20,11 @@ from dst_eval.errors import EXIT_OK, UsageError
 def build_validate_parser() -> argparse.ArgumentParser:
     parser = make_parser("dst-eval validate",
                          "Check a prediction file against the gold data and list every "
-                         "problem; exit 3 if any problem is an error.")
+                         "problem; exit 3 if any problem is an error or the predictions "
+                         "match too few gold dialogues (--min-coverage), as scoring would.")
     add_inputs(parser)
     add_strict(parser)
+    add_min_coverage(parser)
     add_quiet(parser)
     return parser
 
@@ -32,7 +35,7 @@ def run_validate(argv: Sequence[str]) -> int:
     if not args.gold:
         raise UsageError("validate needs --gold PATH to check the predictions against")
     from dst_eval.alignment import align
-    from dst_eval.api import as_gold
+    from dst_eval.api import as_gold, check_coverage
 
     gold = as_gold(args.gold, options)
     from dst_eval.predictions.bind import bind_to_gold
@@ -49,4 +52,5 @@ def run_validate(argv: Sequence[str]) -> int:
         print(f"{issue.severity}: {issue}")
     if not alignment.issues:
         print("no problems found")
+    check_coverage(gold, alignment.missing_dialogues, predictions.source, options)  # as scoring
     return EXIT_OK

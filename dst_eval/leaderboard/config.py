@@ -7,6 +7,7 @@ See ``configs/leaderboard_example.toml`` and ``docs/leaderboard.md`` for the key
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import UsageError
-from dst_eval.options import EvalOptions
+from dst_eval.options import MAX_BOOTSTRAP, EvalOptions
 
 MB = 1_000_000
 DEFAULT_MAX_MB = 50.0
@@ -114,9 +115,10 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     alpha = float(_need(section.get("alpha", 0.05), (int, float), "alpha", file))
     max_mb = float(_need(section.get("max_submission_mb", DEFAULT_MAX_MB), (int, float),
                          "max_submission_mb", file))
-    if bootstrap < 2 or seed < 0 or not 0 < alpha < 1 or max_mb <= 0:
-        raise UsageError("need bootstrap >= 2, seed >= 0, 0 < alpha < 1 and "
-                         "max_submission_mb > 0", file=file)
+    if (not 2 <= bootstrap <= MAX_BOOTSTRAP or seed < 0 or not 0 < alpha < 1
+            or not 0 < max_mb < math.inf):
+        raise UsageError(f"need 2 <= bootstrap <= {MAX_BOOTSTRAP}, seed >= 0, 0 < alpha < 1 "
+                         "and a finite max_submission_mb > 0", file=file)
     optional = {k: _need(section[k], str, k, file) if k in section else None
                 for k in ("corpus", "split", "profile", "cache_dir")}
     try:  # the scoring options, validated as evaluate() will: a usage error before any work

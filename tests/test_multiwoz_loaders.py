@@ -738,3 +738,16 @@ def test_data_json_splits_by_list_files(tmp_path: Path, gold_samples: Path) -> N
         with pytest.raises(GoldDataError, match=f"holds no {split} split \\(it holds "
                            "unlisted, test\\)"):
             load_gold(half / "data.json", split=split)
+
+
+def test_mwz22_user_turn_without_frames_is_a_gold_error(tmp_path: Path,
+                                                        gold_samples: Path) -> None:
+    """A missing annotation is not an empty state (it was read as one, silently)."""
+    folder = tmp_path / "mwz22"
+    shutil.copytree(gold_samples / "multiwoz22", folder)
+    dialogues = json.loads((folder / "dialogues_001.json").read_text("utf-8"))
+    del dialogues[0]["turns"][2]["frames"]
+    (folder / "dialogues_001.json").write_text(json.dumps(dialogues), "utf-8")
+    with pytest.raises(GoldDataError, match="user turn without 'frames'") as info:
+        multiwoz22.load(folder)
+    assert (info.value.dialogue, info.value.turn) == (dialogues[0]["dialogue_id"], 2)

@@ -391,7 +391,9 @@ def _build_turn(
 ) -> GoldTurn:
     where = {"file": file, "dialogue": dialogue_id, "turn": raw_index}
     turn = raw_turns[raw_index]
-    frames_raw = turn.get("frames", [])
+    if "frames" not in turn:  # never an empty state by default: the annotation is missing
+        raise GoldDataError("user turn without 'frames'", **where)
+    frames_raw = turn["frames"]
     if not isinstance(frames_raw, list):
         raise GoldDataError("'frames' must be a list", **where)
     built = [_build_frame(f, where) for f in frames_raw]

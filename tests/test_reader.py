@@ -171,17 +171,32 @@ def test_values_are_kept_verbatim_and_the_strict_profile_decides_unset(tmp_path)
 
 def test_non_string_values_are_converted_and_reported(tmp_path):
     state = {"hotel": {"stars": 4, "price": 2.5, "parking": True, "area": ["north"],
-                       "name": ["a", "b"], "type": []}}
+                       "name": ["a", "b"], "type": [], "day": None}}
     path = write_json(tmp_path / "p.json", {"d": [{"state": state}]})
     preds = read_predictions(path, corpus="sgd")
     assert dict(preds.dialogues["d"][0].state) == {
         "hotel-stars": "4", "hotel-price": "2.5", "hotel-parking": "True",
         "hotel-area": "north", "hotel-name": "a"}
-    assert kinds(preds) == ["non_string_value"] * 4 + ["hedged_value", "empty_value_list"]
+    assert kinds(preds) == ["non_string_value"] * 4 + ["hedged_value", "empty_value_list",
+                                                       "null_value"]
     for issue in preds.issues:
         assert (issue.file, issue.dialogue, issue.turn) == (str(path), "d", 0)
         assert issue.severity == "warning"
     assert "hotel-name" in preds.issues[4].message
+
+
+def test_an_integer_that_json_parsing_cannot_keep_is_refused(tmp_path):
+    """orjson reads an integer beyond 64 bits as a float: 99999999999999999999 would be
+    scored as '1e+20'. Refused, naming the place."""
+    path = tmp_path / "p.json"
+    path.write_text('{"d": [{"state": {"hotel": {"stars": 99999999999999999999}}}]}')
+    with pytest.raises(PredictionError, match=r"slot hotel-stars: the number 1e\+20 cannot be "
+                       "read exactly") as info:
+        read_predictions(path, corpus="multiwoz21")
+    assert (info.value.dialogue, info.value.turn) == ("d", 0)
+    path.write_text('{"d": [{"state": {"hotel": {"stars": 9007199254740991}}}]}')  # 2^53 - 1
+    assert read_predictions(path, corpus="multiwoz21").dialogues["d"][0].state == {
+        "hotel-stars": "9007199254740991"}
 
 
 def test_pipe_hedged_value_is_kept_as_one_value(tmp_path):

@@ -13,8 +13,9 @@ Value rules (a prediction is ONE string per slot; the reader never strips, case-
 drops or rewrites a string -- what a value *means* is the profile's policy):
 
 * a string is kept verbatim: ``""``, ``" "``, ``"none"``, ``"not mentioned"`` too;
-* ``null``: the slot is not in the state (JSON's "no value");
-* numbers and booleans: ``str(value)``, Issue ``non_string_value``;
+* ``null``: the slot is not in the state (JSON's "no value"), Issue ``null_value``;
+* numbers and booleans: ``str(value)``, Issue ``non_string_value`` (an integral number of
+  2^53 or more is an error: JSON parsing may have lost its digits);
 * a list: Issue ``hedged_value`` (two or more values) or ``non_string_value`` (one
   value) and the first element is used; ``[]`` is no value, Issue ``empty_value_list``;
 * a string holding ``|`` (``north|centre``) is kept as ONE value with Issue
@@ -117,7 +118,12 @@ class TurnReader:
                            "single value; label variants belong to the gold)", dialogue, turn)
             return value
         if value is None:
+            self.issue("null_value", f"slot {key}: null, read as no value", dialogue, turn)
             return None
+        if kind is float and value.is_integer() and abs(value) >= 2 ** 53:
+            raise self.error(f"slot {key}: the number {value!r} cannot be read exactly (a JSON "
+                             "integer this large loses digits); write the value as a string",
+                             dialogue, turn)
         if kind is int or kind is float or kind is bool:
             self.issue("non_string_value", f"slot {key}: value {show(value)} is a "
                        f"{'boolean' if kind is bool else 'number'}, read as {str(value)!r}",

@@ -437,9 +437,24 @@ def test_read_ahead_advises_the_next_files_and_yields_all(tmp_path: Path, monkey
 def test_split_label_of_a_folder_not_named_for_a_split(sample_dir: Path) -> None:
     """gold_samples/sgd does not say its split: --split labels it, and only a split name
     does (an unknown one used to be stamped into the signature)."""
-    assert sgd.load(sample_dir).split is None
-    assert sgd.load(sample_dir, split="validation").split == "dev"
+    assert sgd.load(sample_dir).split is None and not sgd.load(sample_dir).notes
+    labelled = sgd.load(sample_dir, split="validation")
+    assert labelled.split == "dev"
+    assert labelled.notes == ("split 'dev' is the --split label: the gold's folder and file "
+                              "names do not say which split it holds (the gold digest in the "
+                              "signature identifies it)",)
     assert sgd.load(sample_dir / "dialogues_001.json", split="test").split == "test"
+    assert not load_gold(sample_dir.parent / "multiwoz22").notes  # MultiWOZ 2.2 alike
+    assert load_gold(sample_dir.parent / "multiwoz22", split="dev").notes == labelled.notes
     for path in (sample_dir, sample_dir / "dialogues_001.json"):
         with pytest.raises(UsageError, match="unknown SGD split 'nosuch'"):
             sgd.load(path, split="nosuch")
+
+
+def test_a_split_folder_needs_no_label(tmp_path: Path, sample_dir: Path) -> None:
+    folder = tmp_path / "dev"
+    shutil.copytree(sample_dir, folder)
+    gold = sgd.load(folder, split="dev")
+    assert gold.split == "dev" and not gold.notes
+    with pytest.raises(GoldDataError, match="is the 'dev' split but split 'test'"):
+        sgd.load(folder, split="test")

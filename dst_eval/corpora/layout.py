@@ -174,3 +174,9 @@ def split_from_name(path: Path, known: Iterable[str], aliases: Mapping[str, str]
     stem = path.name.split(".")[0].lower()
     stem = aliases.get(stem, stem)
     return stem if stem in known else None
+
+
+def split_label_note(split: str) -> str:
+    """The note of gold whose layout does not say its split: the split is the user's label."""
+    return (f"split {split!r} is the --split label: the gold's folder and file names do not "
+            "say which split it holds (the gold digest in the signature identifies it)")

@@ -49,7 +49,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import FileLog
+from dst_eval.corpora.layout import FileLog, split_label_note
 from dst_eval.corpora.multiwoz.hf22 import from_hf
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import (
@@ -161,6 +161,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         schema=MappingProxyType(schema),
         seen_services=frozenset(schema) if schema else None,
         files=log.files,
+        notes=(split_label_note(split),) if split is not None and inferred is None else (),
     )
 
 

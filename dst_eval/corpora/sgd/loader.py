@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import MappingProxyType
 
-from dst_eval.corpora.layout import FileLog
+from dst_eval.corpora.layout import FileLog, split_label_note
 from dst_eval.corpora.sgd.build import GoldBuilder
 from dst_eval.corpora.sgd.files import read_dialogues, read_schema
 from dst_eval.corpora.sgd.keys import flat_slot_key
@@ -61,4 +61,5 @@ def load_source(source: Source) -> GoldSet:
         schema=MappingProxyType(schema),
         seen_services=frozenset(train) if train is not None else None,
         files=log.files,
+        notes=(split_label_note(source.split),) if source.split_is_label else (),
     )

@@ -32,6 +32,8 @@ class Source:
     train_schema: Path | None
     shown: str
     """How the gold is named in messages and in ``GoldSet.source``."""
+    split_is_label: bool = False
+    """``split`` came from the caller only: the layout does not say it."""
 
 
 # --------------------------------------------------------------------------- sniffing
@@ -110,7 +112,8 @@ def locate(path: Path, split: str | None) -> Source:
         _check_label(split)
         return Source((path,), split or (own_split if own_split in SPLITS else None),
                       _existing(path.parent / "schema.json"),
-                      _existing(path.parent.parent / "train" / "schema.json"), str(path))
+                      _existing(path.parent.parent / "train" / "schema.json"), str(path),
+                      split is not None and own_split not in SPLITS)
     if not path.is_dir():
         raise GoldDataError("gold path does not exist", file=str(path))
     files = sorted(path.glob("dialogues_*.json"))
@@ -121,7 +124,8 @@ def locate(path: Path, split: str | None) -> Source:
         _check_label(split)
         return Source(tuple(files), split or (own if own in SPLITS else None),
                       _existing(path / "schema.json"),
-                      _existing(path.parent / "train" / "schema.json"), str(path))
+                      _existing(path.parent / "train" / "schema.json"), str(path),
+                      split is not None and own not in SPLITS)
     available = [s for s in SPLITS if sorted((path / s).glob("dialogues_*.json"))]
     if available:
         if split is None:

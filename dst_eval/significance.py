@@ -40,9 +40,11 @@ FEW_DIALOGUES = 30
 def _metrics_of(report: Result, label: str) -> list[tuple[TurnTable, list[Metric]]]:
     pairs = report.stat_tables()
     if not pairs:
-        raise UsageError(f"{label}: its profile ({report.signature.profile}) does not keep "
-                         "per-turn statistics, so no bootstrap or significance test is "
-                         "possible; use the strict profile")
+        asked = ", ".join(report.scores) or "none"
+        raise UsageError(f"{label}: no metric it reports has per-turn statistics to resample "
+                         f"(reported: {asked}), so no bootstrap or significance test is "
+                         "possible; ask for a DST metric (-m) or a response metric the "
+                         "predictions carry")
     return pairs
 
 

@@ -168,6 +168,7 @@ def test_markdown_and_table_output(workspace, capsys, tmp_path):
     (("--seed", "abc"), "seed must be"),
     (("--n", "1"), "--n must be at least 2"),
     (("--profile", "mwzeval"), "keeps no per-turn statistics"),
+    (("-m", "bleu"), "no metric it reports has per-turn statistics to resample"),
 ])
 def test_usage_errors(workspace, capsys, extra, message):
     files = [str(workspace["base"])] if not extra else [str(workspace["base"]),

@@ -458,3 +458,7 @@ def test_a_split_folder_needs_no_label(tmp_path: Path, sample_dir: Path) -> None
     assert gold.split == "dev" and not gold.notes
     with pytest.raises(GoldDataError, match="is the 'dev' split but split 'test'"):
         sgd.load(folder, split="test")
+    archive = tmp_path / "dev.zip"
+    archive.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip
+    with pytest.raises(GoldDataError, match=r"not a \.zip file \(unpack an archive first\)"):
+        sgd.load(archive)

@@ -104,6 +104,10 @@ def locate(path: Path, split: str | None) -> Source:
     does not say the split (a folder or file not named for one), ``split`` is its label and
     must be one of :data:`SPLITS`."""
     split = canonical_split(split)
+    if path.is_file() and path.suffix not in (".json", ".jsonl"):
+        raise GoldDataError("SGD gold is a split folder, a dialogues_*.json file or a Hugging "
+                            f"Face .json/.jsonl export, not a {path.suffix or 'suffix-less'} "
+                            "file (unpack an archive first)", file=str(path))
     if path.is_file():
         own_split = canonical_split(path.parent.name)
         if split and own_split in SPLITS and split != own_split:

@@ -517,7 +517,14 @@ def test_a_fifo_among_gold_files_is_not_opened_while_detecting(tmp_path, capsys,
     with no_hang():
         code, err = run_cli(capsys, str(gold_samples / "multiwoz22" / "predictions.json"),
                             "--gold", str(folder))
-    assert code == 4 and len(err.strip().splitlines()) == 1
+    [line] = err.strip().splitlines()
+    assert code == 4 and f"{folder / 'dialogues_001.json'}: cannot tell which corpus" in line
+    assert line.endswith("named pipe (FIFO); refused")
+    (folder / "dialogues_001.json").unlink()
+    (folder / "dialogues_001.json").write_bytes(b"")  # an empty file is named too
+    code, err = run_cli(capsys, str(gold_samples / "multiwoz22" / "predictions.json"),
+                        "--gold", str(folder))
+    assert code == 4 and err.strip().endswith(f"{folder} holds: empty file")
 
 # --------------------------------------------------------------------------- markup, injection
 

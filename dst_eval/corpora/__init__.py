@@ -35,7 +35,7 @@ from dst_eval.config import CorpusSpec, corpus_config, corpus_specs
 from dst_eval.corpora.layout import VERSION_NOTE
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
-from dst_eval.jsonio import check_path
+from dst_eval.jsonio import check_path, special_reason
 
 if TYPE_CHECKING:
     from dst_eval.metrics.tokenizers import Tokenizer
@@ -139,10 +139,33 @@ def _detect(path: Path) -> tuple[str, ModuleType]:
             tried.add(module.__name__)
     if path.is_dir() and not any(path.iterdir()):
         raise GoldDataError("the gold directory is empty", file=str(path))
+    unreadable = _unreadable_member(path) if path.is_dir() else None
+    if unreadable is not None:
+        raise GoldDataError(f"cannot tell which corpus {path} holds: {unreadable[1]}",
+                            file=unreadable[0])
     # not gold data of any known corpus (e.g. a predictions file): a gold problem, exit 4
     raise GoldDataError(
         f"cannot tell which corpus {path} holds (is it gold data?); name it with --corpus "
         f"({', '.join(names())})", file=str(path))
+
+
+def _unreadable_member(folder: Path) -> tuple[str, str] | None:
+    """``(file, reason)`` of the first JSON file in ``folder`` that no sniffer could read
+    (empty, a folder, a FIFO, unreadable): the likely reason detection failed."""
+    for child in sorted(folder.glob("*.json*"))[:100]:
+        reason = special_reason(child)
+        if reason is None and child.is_dir():
+            reason = "a directory, where a JSON file was expected"
+        if reason is None:
+            try:
+                with child.open("rb") as handle:
+                    if not handle.read(1):
+                        reason = "empty file"
+            except OSError as exc:
+                reason = f"cannot read ({exc.strerror})"
+        if reason is not None:
+            return str(child), reason
+    return None
 
 
 def load_gold(path: str | Path, *, corpus: str | None = None, split: str | None = None) -> GoldSet:

@@ -336,14 +336,20 @@ def group_issues(issues: Iterable[Issue], labels: dict[int, tuple[str, str]] | N
 # --------------------------------------------------------------------------- align
 
 
-def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False) -> Alignment:
+_MISSING_FATE = {"wrong": "are scored as wrong", "empty": "are scored as empty predictions",
+                 "skip": "are left out of the scores (--missing skip)"}
+
+
+def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False,
+          missing: str = "wrong") -> Alignment:
     """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
     unknown slots, domains and malformed values (grouped in ``issues``, every instance in
-    ``issue_details``)."""
-    return _align(gold, predictions, strict)
+    ``issue_details``). ``missing``: the policy the scores apply to missing predictions
+    (what the report says happens to them)."""
+    return _align(gold, predictions, strict, missing)
 
 
-def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment:
+def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str) -> Alignment:
     source = predictions.source
     severity = "error" if strict else "warning"
     details: list[Issue] = list(predictions.issues)
@@ -448,8 +454,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool) -> Alignment
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         details.append(Issue(
             "missing_dialogues",
-            f"{len(missing)} of {len(gold)} gold dialogues have no prediction and are "
-            f"scored as wrong: {shown}",
+            f"{len(missing)} of {len(gold)} gold dialogues have no prediction and "
+            f"{_MISSING_FATE.get(policy, _MISSING_FATE['wrong'])}: {shown}",
             file=source, severity=severity,
         ))
     if extra:

@@ -209,7 +209,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     prediction_set = as_predictions(predictions, gold_set.corpus, options, gold_set)
     from dst_eval.alignment import align
 
-    alignment = align(gold_set, prediction_set, strict=options.strict)
+    alignment = align(gold_set, prediction_set, strict=options.strict, missing=options.missing)
     check_coverage(gold_set, alignment.missing_dialogues, prediction_set.source, options)
     notes = []
     if options.zero_shot_domain:

@@ -172,6 +172,11 @@ def test_malformed_values_in_prediction_sets_built_by_hand():
                         "and are scored as wrong")]
     grouped = [(i.kind, i.message.split(",")[0]) for i in alignment.issues]
     assert grouped[0] == ("hedged_value", "hedged value: 2 times in 2 turns of 1 dialogue")
+    for policy, fate in (("skip", "are left out of the scores (--missing skip)"),
+                         ("empty", "are scored as empty predictions")):
+        [missing] = [i for i in align(gold, preds, missing=policy).issues
+                     if i.kind == "missing_dialogues"]
+        assert missing.message.startswith(f"1 of 2 gold dialogues have no prediction and {fate}")
     with pytest.raises(PredictionError):
         align(gold, preds, strict=True)
 

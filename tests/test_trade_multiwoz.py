@@ -231,6 +231,60 @@ def test_trade_format_file_reproduces_evaluate_metrics(shared_dir: Path, tmp_pat
         assert [i for i in strict.issues if i.kind == "surface-forms"]  # 2.1's spellings
 
 
+
+def _evaluate_metrics(turns: list[tuple[list[str], list[str]]], slots: list[str]
+                      ) -> tuple[float, float, float]:
+    """trade-dst ``evaluate_metrics`` on ``(turn_belief, pred_bs_ptr)`` lists: joint over
+    string sets, ``compute_acc`` (``rsplit("-", 1)``), per-turn F1 (``compute_prf``)."""
+    joint = acc = f1 = 0.0
+    for gold, pred in turns:
+        joint += set(gold) == set(pred)
+        missed = [g.rsplit("-", 1)[0] for g in gold if g not in pred]
+        wrong = sum(1 for q in pred if q not in gold and q.rsplit("-", 1)[0] not in missed)
+        acc += (len(slots) - len(missed) - wrong) / len(slots)
+        if gold:
+            tp = sum(1 for g in gold if g in pred)
+            fp = sum(1 for q in pred if q not in gold)
+            fn = len(gold) - tp
+            precision = tp / (tp + fp) if tp + fp else 0
+            recall = tp / (tp + fn) if tp + fn else 0
+            f1 += 2 * precision * recall / (precision + recall) if precision + recall else 0
+        else:
+            f1 += 1.0 if not pred else 0.0
+    n = len(turns)
+    return joint / n, acc / n, f1 / n
+
+
+def test_a_slot_listed_twice_is_two_items_as_in_trade_dst(test_gold, tmp_path: Path) -> None:
+    """``pred_bs_ptr`` holding a slot twice (another system writing TRADE's format): both
+    items count, as in trade-dst's string sets (one used to be dropped)."""
+    gold, built = test_gold
+    out: dict[str, dict[str, dict]] = {}
+    turns: list[tuple[list[str], list[str]]] = []
+    n = 0
+    for dialogue in list(gold)[:120]:
+        items_of = built.get(dialogue.dialogue_id)
+        if items_of is None:
+            continue
+        out[dialogue.dialogue_id] = {}
+        for t in dialogue.turns:
+            belief = sorted(items_of[t.turn_index])
+            pred = [i for i in belief if not i.endswith("-none")]
+            if pred and n % 4 == 0:
+                pred.append(pred[0] + "x")  # the same slot again, another value
+            n += 1
+            out[dialogue.dialogue_id][str(t.turn_index)] = {"turn_belief": belief,
+                                                            "pred_bs_ptr": pred}
+            turns.append((belief, pred))
+    path = tmp_path / "all_prediction_TRADE.json"
+    path.write_text(json.dumps(out), "utf-8")
+    result = evaluate(path, gold=gold, profile="trade", pred_format="trade", missing="skip",
+                      min_coverage=0)
+    expected = _evaluate_metrics(turns, list(gold.slots))
+    assert (result.official["Joint Acc"], result.official["Turn Acc"],
+            result.official["Joint F1"]) == pytest.approx(expected, abs=1e-12)
+    assert any(i.kind == "duplicate_slot" for i in result.issues)
+
 ZERO_SHOT = {
     "hotel": (394, 3204, 10, {
         "oracle": (0.9778401997503121, 0.9961610486891388,

@@ -42,7 +42,7 @@ def run_validate(argv: Sequence[str]) -> int:
 
     predictions = bind_to_gold(read_predictions_arg(args.predictions, gold.corpus, options),
                                gold)
-    alignment = align(gold, predictions, strict=options.strict)
+    alignment = align(gold, predictions, strict=options.strict, missing=options.missing)
     summary = alignment.summary()
     print(f"{predictions.source}: {predictions.format} format, "
           f"{len(predictions.dialogues)} dialogues; gold {gold.corpus}"

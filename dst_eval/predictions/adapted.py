@@ -109,7 +109,8 @@ class TurnTable:
             repeated.setdefault(key, []).append(value)
             if old != value:
                 reader.issue("duplicate_slot", f"slot {key} is given twice with different "
-                             f"values ({show(old)} and {show(value)}); the first is used",
+                             f"values ({show(old)} and {show(value)}); the first is used (trade "
+                             "counts both items, as trade-dst does)",
                              dialogue, turn)
         duplicates = (MappingProxyType({k: tuple(v) for k, v in repeated.items()})
                       if repeated else None)

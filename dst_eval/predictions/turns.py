@@ -164,7 +164,8 @@ class TurnReader:
         if old != text:
             self.issue("duplicate_slot", f"slot {key} is given twice with different values "
                        f"({show(old)} and {show(text)}); the first is used (the next one "
-                       "where a profile reads the first as unset)", dialogue, turn)
+                       "where a profile reads the first as unset; trade counts both "
+                       "items, as trade-dst does)", dialogue, turn)
 
     def state(self, raw: Any, dialogue: str, turn: int
               ) -> tuple[MappingProxyType, MappingProxyType | None]:

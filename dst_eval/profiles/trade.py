@@ -21,7 +21,8 @@ on both sides before this comparison; here the submitted values are the strings)
 gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``), its
 first variant when a corpus gives several. A predicted value exactly ``none`` is no value
 (TRADE's decoder drops ``st == "none"``; :class:`Unset` ``none``); every other string is
-a ``domain-slot-value`` item compared exactly -- ``""`` (the decoder's empty output,
+a ``domain-slot-value`` item compared exactly (a slot listed twice with two values is
+two items, as in trade-dst's sets) -- ``""`` (the decoder's empty output,
 written ``slot-``), a whitespace-only value, ``None`` or ``not mentioned`` is a false
 positive, as it is for TRADE. ``--zero-shot-domain D`` is trade-dst's ``--except_domain
 D`` test reader: the dialogues whose goal involves D, their gold items and predictions of
@@ -72,10 +73,14 @@ def _gold_items(turn: GoldTurn, dontcare: str) -> set[str]:
 
 
 def _pred_items(pred: PredTurn | None, dontcare: str) -> set[str]:
+    """Every ``domain-slot-value`` item the turn lists -- a slot listed twice with two values
+    gives two items, as in trade-dst's string sets -- except ``none`` values."""
     if pred is None or not pred.state:
         return set()
-    return {f"{key}-{value}" for key, value in UNSET.items(pred.state, pred.duplicates)
-            if not (dontcare == "ignore" and value == DONTCARE)}
+    listed = [*pred.state.items(), *((key, value) for key, later in
+                                     (pred.duplicates or {}).items() for value in later)]
+    return {f"{key}-{value}" for key, value in listed
+            if not UNSET.test(value) and not (dontcare == "ignore" and value == DONTCARE)}
 
 
 def _trade_gold(gold_set: GoldSet) -> Mapping[str, tuple[frozenset[str], ...]] | None:

@@ -99,9 +99,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
             if pieces:
                 gold[key] = pieces
         predicted = {}
-        written = pred.respelled or _EMPTY if pred else _EMPTY
+        written = (pred.respelled if pred else None) or _EMPTY  # re-spelled: not found
         for key, value in UNSET.items(pred.state, pred.duplicates) if pred else ():
-            if key in universe and key not in written:  # looked up exactly, as the anchor
+            if key in universe and key not in written:
                 predicted[key] = norm(key, value)
         gold_states.append(gold)
         pred_states.append(predicted)

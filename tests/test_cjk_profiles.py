@@ -417,3 +417,94 @@ def test_profiles_reject_other_corpora() -> None:
     with pytest.raises(UsageError):
         get_profile("trade", "jmultiwoz")
 
+
+
+# --------------------------------------------------- JMultiWOZ inference output, as written
+
+
+def _state_dict2str_set(dialogue_state: dict) -> set[str]:
+    """JMultiWOZ ``utils/data_utils.py`` ``state_dict2str`` split on ", " (by construction:
+    per belief domain its truthy values, then that domain's truthy book values)."""
+    items = []
+    for domain, slots in dialogue_state["belief_state"].items():
+        items += [f"{domain} {s} {v}" for s, v in slots.items() if v]
+        items += [f"{domain} {s} {v}" for s, v in dialogue_state["book_state"].get(
+            domain, {}).items() if v]
+    return set(", ".join(items).split(", "))
+
+
+def _official_numbers(gold: dict, hyp: dict) -> tuple[float, float, int]:
+    """``evaluate.py``: SYSTEM turns inner-joined on (dialogue, turn_id); mean JGA and F1."""
+    def rows(dialogues: dict) -> dict:
+        return {(name, t["turn_id"]): t["dialogue_state"] for name, d in dialogues.items()
+                for t in d["turns"] if t["speaker"] == "SYSTEM"}
+    ref, out = rows(gold), rows(hyp)
+    jga, f1 = [], []
+    for key in ref.keys() & out.keys():
+        r, h = _state_dict2str_set(ref[key]), _state_dict2str_set(out[key])
+        tp = len(r & h)
+        jga.append(float(r == h))
+        f1.append(0.0 if tp == 0 else turn_f1(len(r), len(h), tp))
+    return sum(jga) / len(jga), sum(f1) / len(f1), len(jga)
+
+
+def _perturbed_inference(gold: dict, kind: str) -> dict:
+    out = json.loads(json.dumps(gold))
+    longest = max(out, key=lambda name: len(out[name]["turns"]))
+    system = [t for t in out[longest]["turns"] if t["speaker"] == "SYSTEM"]
+    if kind == "reversed":  # the official join is by turn_id, not by position
+        for dialogue in out.values():
+            dialogue["turns"].reverse()
+    elif kind == "missing_middle":
+        out[longest]["turns"].remove(system[len(system) // 2])
+    elif kind == "book_without_belief_domain":
+        state = system[-1]["dialogue_state"]
+        domain = next(d for d in state["book_state"] if d in state["belief_state"]
+                      and any(state["book_state"][d].values()))
+        del state["belief_state"][domain]  # its booking slots no longer count
+    elif kind == "odd_values":
+        belief = system[-1]["dialogue_state"]["belief_state"]
+        filled = [(d, s) for d, slots in belief.items() if d != "general"
+                  for s, v in slots.items() if v]
+        (d0, s0), (d1, s1) = filled[:2]
+        belief[d0][s0] = False  # falsy: no value
+        belief[d1][s1] = ["a", "b", "c"]  # "['a', 'b', 'c']", split on ", ": 3 items
+    return out
+
+
+@pytest.mark.parametrize("kind", ["reversed", "missing_middle", "book_without_belief_domain",
+                                  "odd_values"])
+def test_jmultiwoz_inference_output_read_as_the_official_script(gold_samples: Path,
+                                                                 tmp_path: Path,
+                                                                 kind: str) -> None:
+    folder = gold_samples / "jmultiwoz"
+    gold_set = load_gold(folder)
+    release = json.loads((folder / "dialogues.json").read_text("utf-8"))
+    gold = {d.dialogue_id: release[d.dialogue_id] for d in gold_set}
+    hyp = _perturbed_inference(gold, kind)
+    path = tmp_path / "e2e.inference.json"
+    path.write_text(json.dumps(hyp, ensure_ascii=False), "utf-8")
+    from dst_eval import evaluate
+
+    result = evaluate(path, gold=gold_set, profile="official", missing="skip")
+    jga, f1, count = _official_numbers(gold, hyp)
+    assert (result.official["joint_goal_accuracy"], result.official["slot_f1"],
+            result.official["count"]) == (pytest.approx(jga), pytest.approx(f1), count)
+    if kind in ("reversed", "missing_middle"):
+        assert jga == 1.0  # every turn joined with its own gold turn
+    else:
+        assert jga < 1.0
+
+
+def test_jmultiwoz_turn_id_given_twice_is_refused(gold_samples: Path, tmp_path: Path) -> None:
+    from dst_eval.errors import PredictionError
+
+    release = json.loads((gold_samples / "jmultiwoz" / "dialogues.json").read_text("utf-8"))
+    name = max(release, key=lambda n: len(release[n]["turns"]))
+    system = [t for t in release[name]["turns"] if t["speaker"] == "SYSTEM"]
+    system[1]["turn_id"] = system[0]["turn_id"]
+    path = tmp_path / "e2e.inference.json"
+    path.write_text(json.dumps({name: release[name]}, ensure_ascii=False), "utf-8")
+    with pytest.raises(PredictionError, match=f"turn_id {system[0]['turn_id']} is given to "
+                       "two SYSTEM turns"):
+        read_predictions(path, corpus="jmultiwoz")

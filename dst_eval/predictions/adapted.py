@@ -46,6 +46,10 @@ UNSET_MARKER = "unset_marker"
 ``NONE``); the value stays a value: ``strict`` reads it as unset on every corpus
 (``profiles.strict.unset_for``), a profile that scores it as one says so
 (``api._unset_marker``)."""
+TURN_IDS = "turn_ids"
+"""Metadata key: ``{dialogue: (turn id of each predicted turn, in order)}``; the binding
+to the gold joins them on the gold turns' ``system_annotations["turn_id"]``
+(JMultiWOZ's official ``evaluate.py`` joins on ``turn_id``)."""
 POSITION = "#"
 GAP = PredTurn()
 

@@ -13,6 +13,12 @@
   ``dialogues_001.json#7`` is the 8th dialogue of ``dialogues_001.json`` in the gold's
   split directory (``--gold``); a file that is not there, or a position past its end,
   refuses the predictions (exit 3).
+* **Turn ids** (JMultiWOZ's inference output, metadata
+  :data:`~dst_eval.predictions.adapted.TURN_IDS`): a predicted turn is the gold turn whose
+  ``system_annotations["turn_id"]`` is its turn id, whatever its position in the file; a
+  gold turn no predicted id names is a gap (Issue ``missing_turn``, scored per
+  ``--missing``), a predicted id the gold lacks is reported (``extra_turn``) and ignored.
+  Without ids on both sides (gold of another corpus) the turns are read in order.
 * **Embedded gold** (metadata :data:`~dst_eval.predictions.adapted.EMBEDDED_GOLD`): the
   slots the file's own gold fills are compared with the slots the gold fills, per turn,
   restricted to the slots the file's gold ever names (TRADE's 30 slots, ...). It is
@@ -34,7 +40,14 @@ from types import MappingProxyType
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, dialogue_key
 from dst_eval.jsonio import read_json
-from dst_eval.predictions.adapted import EMBEDDED_GOLD, ORDER_ALIGNED, POSITION, POSITIONAL
+from dst_eval.predictions.adapted import (
+    EMBEDDED_GOLD,
+    GAP,
+    ORDER_ALIGNED,
+    POSITION,
+    POSITIONAL,
+    TURN_IDS,
+)
 from dst_eval.predictions.model import Issue, PredictionSet
 
 MAX_MISMATCH_SHARE = 0.5
@@ -46,6 +59,8 @@ def bind_to_gold(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
         predictions = _by_order(predictions, gold)
     if metadata.get(POSITIONAL):
         predictions = _by_position(predictions, gold)
+    if metadata.get(TURN_IDS) is not None:
+        predictions = _by_turn_id(predictions, gold)
     embedded = predictions.metadata.get(EMBEDDED_GOLD)
     if embedded is not None:
         if embedded:
@@ -55,6 +70,43 @@ def bind_to_gold(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
                                     predictions.dialogues, predictions.issues,
                                     MappingProxyType(metadata))  # bound: checked once
     return predictions
+
+
+def _by_turn_id(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
+    """Each predicted turn placed at the gold turn of its turn id (module docstring)."""
+    turn_ids = predictions.metadata[TURN_IDS]
+    by_key = {dialogue_key(d.dialogue_id): d for d in gold}
+    dialogues: dict[str, list] = {}
+    issues = list(predictions.issues)
+    for name, turns in predictions.dialogues.items():
+        gold_dialogue = by_key.get(dialogue_key(name))
+        place = {t.system_annotations.get("turn_id"): t.turn_index
+                 for t in gold_dialogue.turns} if gold_dialogue is not None else {}
+        if name not in turn_ids or None in place:  # ids on neither side: read in order
+            dialogues[name] = turns
+            continue
+        placed: list = [GAP] * len(gold_dialogue.turns)
+        unknown = []
+        for turn_id, turn in zip(turn_ids[name], turns, strict=True):
+            index = place.get(turn_id)
+            if index is None:
+                unknown.append(turn_id)
+            else:
+                placed[index] = turn
+        if unknown:
+            issues.append(Issue("extra_turn", f"SYSTEM turns with turn_id {unknown[:5]} "
+                                "are not in the gold dialogue and are ignored",
+                                file=predictions.source, dialogue=name))
+        gaps = [i for i, turn in enumerate(placed) if turn is GAP]
+        if gaps:
+            issues.append(Issue("missing_turn", f"no SYSTEM turn has the turn_id of gold "
+                                f"turns {gaps[:5]}{', ...' if len(gaps) > 5 else ''}; "
+                                "scored as missing", file=predictions.source,
+                                dialogue=name, turn=gaps[0]))
+        dialogues[name] = placed
+    metadata = {k: v for k, v in predictions.metadata.items() if k != TURN_IDS}
+    return PredictionSet(predictions.source, predictions.format, dialogues, issues,
+                         MappingProxyType(metadata))
 
 
 def _gold_keys(state: Mapping) -> frozenset[str]:

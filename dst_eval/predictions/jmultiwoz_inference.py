@@ -7,19 +7,24 @@
          "dialogue_state": {"belief_state": {"restaurant": {"area": "..."}},
                             "book_state": {"restaurant": {"people": "2"}}}}]}}
 
-As the official scorer reads it: each SYSTEM turn is one evaluable turn (the k-th SYSTEM
-turn = turn k), its ``dialogue_state`` the predicted state (``belief_state`` slots as
-``domain-slot``, ``book_state`` slots as ``domain-book_slot``), its ``utterance`` the
-predicted response. Values are kept verbatim (``null`` is no value; ``""`` reaches the
-profile, whose unset policy decides). A SYSTEM turn without ``dialogue_state`` predicts
-no state. The file carries no gold.
+As the official scorer reads it: each SYSTEM turn is one evaluable turn, joined with the
+gold SYSTEM turn of the same ``turn_id`` (``TURN_IDS`` metadata; the binding to the gold,
+:mod:`dst_eval.predictions.bind`, places it -- a turn_id the gold lacks is reported and
+ignored, one given twice refuses the file: the official join would score it twice; a
+dialogue without turn ids is read in order, the k-th SYSTEM turn as turn k), its
+``dialogue_state`` the predicted state (``belief_state`` slots as ``domain-slot``,
+``book_state`` slots as ``domain-book_slot``), its ``utterance`` the predicted response.
+Values are kept verbatim (``null`` is no value; ``""`` reaches the profile, whose unset
+policy decides). A SYSTEM turn without ``dialogue_state`` predicts no state. The file
+carries no gold.
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require
+from dst_eval.predictions.adapted import TURN_IDS, TurnTable, require
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "jmultiwoz-inference"
@@ -40,15 +45,20 @@ def looks_like(obj: Any) -> bool:
 def read_jmultiwoz(obj: Any, file: str, corpus: str | None) -> PredictionSet:
     table = TurnTable(file, corpus, FORMAT)
     require(obj, dict, "JMultiWOZ inference output {dialogue: {'turns': [...]}}", table)
+    turn_ids: dict[str, tuple[int, ...]] = {}
     for raw_dialogue, record in obj.items():
         dialogue = table.dialogue_id(raw_dialogue, "key")
         require(record, dict, "a dialogue", table, dialogue)
         turns = require(record.get("turns"), list, "'turns'", table, dialogue)
         index = 0
+        ids: dict[int, int] = {}  # turn_id -> position in 'turns'
         for position, turn in enumerate(turns):
             require(turn, dict, f"turn {position} of 'turns'", table, dialogue)
             if str(turn.get("speaker", "")).upper() != "SYSTEM":
                 continue
+            turn_id = _turn_id(turn, ids, index, position, table, dialogue)
+            if turn_id is not None:
+                ids[turn_id] = position
             response = turn.get("utterance")
             state = turn.get("dialogue_state")
             pairs = None
@@ -66,4 +76,31 @@ def read_jmultiwoz(obj: Any, file: str, corpus: str | None) -> PredictionSet:
                       raw_state=state,
                       response=response if type(response) is str else None)
             index += 1
+        if ids:
+            turn_ids[dialogue] = tuple(ids)
+    table.metadata[TURN_IDS] = MappingProxyType(turn_ids)
     return table.build()
+
+
+def _turn_id(turn: dict, ids: dict[int, int], index: int, position: int, table: TurnTable,
+             dialogue: str) -> int | None:
+    """The SYSTEM turn's ``turn_id``; None when the dialogue gives none. A dialogue gives
+    one to every SYSTEM turn or to none; an id given twice, or not an integer, refuses the
+    file (exit 3)."""
+    turn_id = turn.get("turn_id")
+    where = f"turn {position} of 'turns'"
+    if turn_id is None:
+        if ids:
+            raise table.error(f"{where} has no turn_id and earlier SYSTEM turns have one",
+                              dialogue, index)
+        return None
+    if not isinstance(turn_id, int) or isinstance(turn_id, bool):
+        raise table.error(f"{where}: turn_id must be an integer, found {turn_id!r}",
+                          dialogue, index)
+    if index and not ids:
+        raise table.error(f"{where} has a turn_id and earlier SYSTEM turns have none",
+                          dialogue, index)
+    if turn_id in ids:
+        raise table.error(f"turn_id {turn_id} is given to two SYSTEM turns (positions "
+                          f"{ids[turn_id]} and {position} in 'turns')", dialogue, index)
+    return turn_id

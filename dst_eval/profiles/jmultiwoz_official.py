@@ -13,6 +13,10 @@ on ``", "`` into a set S (an empty state gives ``{""}``):
   sacrebleu ``ja-mecab`` (MeCab + IPAdic), effective order, exp smoothing, 0-100.
 
 No normalisation: values are compared raw (the config's ``nfkc`` is the strict profile's).
+A predicted ``dialogue_state`` (the inference output) is read as written
+(:func:`written_items`): booking slots count only for domains its ``belief_state``
+lists, a falsy value (``false``, ``0``, ``[]``) is no value, and a list or a number is
+formatted as Python formats it, as ``state_dict2str`` does.
 Only an empty value is no value (``state_dict2str`` skips falsy values; :class:`Unset`
 ``empty``): a whitespace-only value such as ``" "`` or ``"\t"`` is a state item
 (``"restaurant area  "``), and so are ``none`` and ``not mentioned`` -- false positives,
@@ -75,6 +79,31 @@ def state_items(state: Mapping[str, str], order: Mapping[str, tuple[int, int, in
     return set(state_string(state, order).split(", "))
 
 
+def written_items(dialogue_state: Mapping) -> set[str]:
+    """The official comparison set of a predicted ``dialogue_state`` as the file wrote it
+    (``state_dict2str``): for each domain of ``belief_state`` its truthy values, then the
+    truthy ``book_state`` values of that domain only, each ``f"{domain} {slot} {value}"``
+    (a list or a number as Python formats it), joined and split on ``", "``."""
+    belief = dialogue_state.get("belief_state") or {}
+    book = dialogue_state.get("book_state") or {}
+    items = []
+    for domain, slots in belief.items():
+        for part in (slots, book.get(domain) or {}):
+            items.extend(f"{domain} {slot} {value}" for slot, value in part.items() if value)
+    return set(", ".join(items).split(", "))
+
+
+def _predicted_items(pred, order: Mapping[str, tuple[int, int, int]]) -> set[str]:
+    """What the official script compares for a predicted turn: the state as written when
+    the file gave a ``dialogue_state`` (JMultiWOZ's inference output), else the state."""
+    if pred is None:
+        return state_items({}, order)
+    raw = pred.raw_state
+    if isinstance(raw, Mapping) and isinstance(raw.get("belief_state"), Mapping):
+        return written_items(raw)
+    return state_items(dict(UNSET.items(pred.state, pred.duplicates)), order)
+
+
 def score(alignment: Alignment, options: EvalOptions, result: Result | None = None) -> Result:
     gold_set = alignment.gold
     order = _slot_order(gold_set.slots or corpus_config(gold_set.corpus).slots)
@@ -82,8 +111,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     turns = [g for g, _ in pairs]
     ids = [t.dialogue_id for t in turns]
     gold = [state_items({k: v[0] for k, v in t.state.items() if v}, order) for t in turns]
-    pred = [state_items(dict(UNSET.items(p.state, p.duplicates)) if p is not None else {},
-                        order) for _, p in pairs]
+    pred = [_predicted_items(p, order) for _, p in pairs]
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
                        dialogue_ids=ids, fga_lambdas=(), predicted=predicted_mask(pairs, options))
     metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]

@@ -16,9 +16,11 @@ every domain of ``book_state``; the official scorer takes them for the domains l
 ``belief_state``, which in the release lists every domain.
 
 ``GoldTurn.user_utterance`` is the user turn just before the system turn (``""`` when the
-system turn is not preceded by one), ``system_response`` the system turn's utterance and
+system turn is not preceded by one), ``system_response`` the system turn's utterance,
 ``raw_turn_index`` the position of that user turn in ``turns`` (of the system turn when
-there is none).
+there is none) and ``system_annotations["turn_id"]`` the system turn's ``turn_id`` (its
+position when it has none): predictions are joined on it, as the official ``evaluate.py``
+joins them.
 
 Accepted inputs: the release directory (``dialogues.json``, ``split_list.json``,
 ``ontology.json``; also one level down in ``JMultiWOZ_1.0/``), its zip, ``dialogues.json``
@@ -293,6 +295,7 @@ def _dialogue(name: str, record: Mapping, *, source: str) -> GoldDialogue:
             services=tuple(active),
             system_response=str(turn.get("utterance") or ""),
             raw_turn_index=index - 1 if after_user else index,
+            system_annotations=_turn_id(turn, index),
         ))
     goal = record.get("goal")
     if isinstance(goal, list):
@@ -307,6 +310,14 @@ def _dialogue(name: str, record: Mapping, *, source: str) -> GoldDialogue:
         goal=deep_freeze(goal) if isinstance(goal, Mapping) else None,
         meta=MappingProxyType(meta),
     )
+
+
+def _turn_id(turn: Mapping, position: int) -> Mapping[str, int]:
+    """``{"turn_id": ...}`` of a SYSTEM turn: its own ``turn_id`` (an integer), else its
+    position in ``turns`` -- what the official ``evaluate.py`` joins predictions on."""
+    turn_id = turn.get("turn_id")
+    valid = isinstance(turn_id, int) and not isinstance(turn_id, bool)
+    return MappingProxyType({"turn_id": turn_id if valid else position})
 
 
 def _goal_from_hf(entries: list) -> dict[str, dict[str, Any]]:

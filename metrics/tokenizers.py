@@ -306,6 +306,8 @@ class JaMecabIpadicTokenizer(Tokenizer):
 
     Same procedure as sacrebleu's ``ja-mecab`` (mecab-python3): strip the line, parse with
     ``ipadic.MECAB_ARGS + " -Owakati"``, strip the output. The tagger is built once.
+    mecab-python3 hands MeCab a C string, so MeCab never sees what follows a NUL
+    character; fugashi passes the length, so the text is cut at the first NUL here.
     """
 
     name = "ja-mecab-ipadic"
@@ -336,7 +338,7 @@ class JaMecabIpadicTokenizer(Tokenizer):
         return self._tagger
 
     def _tokenize(self, text: str) -> str:
-        return self._load().parse(text.strip()).strip()
+        return self._load().parse(text.strip().partition("\x00")[0]).strip()
 
     def signature(self) -> str:
         self._load()

@@ -157,7 +157,7 @@ def test_ja_mecab_matches_sacrebleu_stored_tokens(ja_expected):
 def test_ja_mecab_stored_data_covers_hard_cases(ja_expected):
     texts = [item["text"] for item in ja_expected["sentences"]]
     joined = "".join(texts)
-    for needle in ("０", "ｶ", "\u3000", "\t", "℃", "〒", "¥", "￥", "Wi-Fi", "03-", "😊"):
+    for needle in ("０", "ｶ", "\u3000", "\t", "℃", "〒", "¥", "￥", "Wi-Fi", "03-", "😊", "\x00"):
         assert needle in joined
     assert "" in texts and any(t != t.strip() for t in texts)
 

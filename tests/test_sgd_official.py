@@ -415,7 +415,7 @@ def test_mul0484_flat_predictions(mul0484) -> None:
 
 # The official scorer (../shared/anchors/sgd_official/run.sh DATA dev PRED OUT.json, plus
 # --joint_acc_across_turn=True --use_fuzzy_match=False for the MultiWOZ style) run on
-# _blank_split + _blank_predictions(value) below, for value in none, "", " ", "\t".
+# _blank_split + _written_predictions([value]) below, for value in none, "", " ", "\t".
 # Stored: the goal metrics (joint, joint_cat, joint_noncat, average, average_cat,
 # average_noncat) of three groups; "", " " and "\t" gave one and the same output, and every
 # other metric was 1.0 in every case.
@@ -466,10 +466,13 @@ def _blank_split(shared_dir: Path, root: Path) -> list[dict]:
     return dialogues
 
 
-def _blank_predictions(dialogues: list[dict], schema: dict, value: str) -> list[dict]:
-    """User frame i (counted over the split): i % 3 == 0 and a non-empty state: its
-    alphabetically first slot predicted as ``value``; i % 3 == 1 (or an empty state): the
-    first schema slot the state lacks added as ``value``; i % 3 == 2: unchanged."""
+def _written_predictions(dialogues: list[dict], schema: dict, value: object,
+                         on_gold: bool = True) -> list[dict]:
+    """User frame i (counted over the split): i % 3 == 0 and a non-empty state (and
+    ``on_gold``): its alphabetically first slot's value list written as ``value``; i % 3 == 1
+    (or an empty state): the first schema slot the state lacks added with ``value``;
+    i % 3 == 2: unchanged. ``value`` is the whole value list as written (``_BARE``: the
+    first gold value, or ``"x"`` for the added slot, as a bare string)."""
     out = copy.deepcopy(dialogues)
     i = 0
     for dialogue in out:
@@ -478,12 +481,13 @@ def _blank_predictions(dialogues: list[dict], schema: dict, value: str) -> list[
                 continue
             for frame in turn["frames"]:
                 values = frame["state"]["slot_values"]
-                if i % 3 == 0 and values:
-                    values[sorted(values)[0]] = [value]
+                if i % 3 == 0 and values and on_gold:
+                    first = sorted(values)[0]
+                    values[first] = values[first][0] if value == _BARE else value
                 elif i % 3 != 2:
                     extra = next(s["name"] for s in schema[frame["service"]]["slots"]
                                  if s["name"] not in values)
-                    values[extra] = [value]
+                    values[extra] = "x" if value == _BARE else value
                 i += 1
     return out
 
@@ -501,7 +505,7 @@ def test_blank_and_none_values_are_values(tmp_path: Path, shared_dir: Path, prof
               for s in json.loads((tmp_path / "data" / "dev" / "schema.json").read_text())}
     (tmp_path / "pred").mkdir()
     (tmp_path / "pred" / "dialogues_001.json").write_text(
-        json.dumps(_blank_predictions(dialogues, schema, value)))
+        json.dumps(_written_predictions(dialogues, schema, [value])))
     result = evaluate(tmp_path / "pred", gold=tmp_path / "data", split="dev", profile=profile)
     expected = _BLANK_OFFICIAL[(profile, "none" if value == "none" else "blank")]
     for group, numbers in expected.items():
@@ -515,7 +519,7 @@ def test_blank_and_none_values_are_values(tmp_path: Path, shared_dir: Path, prof
 
 # Odd value lists, as the official scorer reads the JSON (``slot_values[slot][0]``):
 # ``#ALL_SERVICES`` goal metrics (``_GOAL`` order) of the official DSTC8 scorer
-# (../shared/anchors/sgd_official/run.sh, both modes) on ``_odd_predictions`` of
+# (../shared/anchors/sgd_official/run.sh, both modes) on ``_written_predictions`` of
 # ``_blank_split``, run 2026-11-27. "bare": the first gold value written as a bare string
 # (the scorer reads its first character) and the extra slot as "x"; "[] extra"/"7 extra":
 # only the extra slots, where the gold has no value (a false positive whatever it holds).
@@ -549,30 +553,6 @@ for _profile in ("sgd-official", "sgd-official-multiwoz"):
     _ODD_OFFICIAL[(_profile, "7 extra")] = _ODD_OFFICIAL[(_profile, "[] extra")]
 
 
-def _odd_predictions(dialogues: list[dict], schema: dict, value: object, on_gold: bool
-                     ) -> list[dict]:
-    """As :func:`_blank_predictions`, with ``value`` written as the slot's whole value list
-    (``_BARE``: the first gold value, or ``"x"``, as a bare string); ``on_gold=False``
-    leaves the gold slots alone."""
-    out = copy.deepcopy(dialogues)
-    i = 0
-    for dialogue in out:
-        for turn in dialogue["turns"]:
-            if turn["speaker"] != "USER":
-                continue
-            for frame in turn["frames"]:
-                values = frame["state"]["slot_values"]
-                if i % 3 == 0 and values and on_gold:
-                    first = sorted(values)[0]
-                    values[first] = values[first][0] if value == _BARE else value
-                elif i % 3 != 2:
-                    extra = next(s["name"] for s in schema[frame["service"]]["slots"]
-                                 if s["name"] not in values)
-                    values[extra] = "x" if value == _BARE else value
-                i += 1
-    return out
-
-
 @pytest.mark.parametrize("name", list(_ODD_VALUES))
 @pytest.mark.parametrize("profile", ["sgd-official", "sgd-official-multiwoz"])
 def test_odd_value_lists_are_read_as_the_official_scorer_reads_them(
@@ -584,7 +564,7 @@ def test_odd_value_lists_are_read_as_the_official_scorer_reads_them(
               for s in json.loads((tmp_path / "data" / "dev" / "schema.json").read_text())}
     (tmp_path / "pred").mkdir()
     (tmp_path / "pred" / "dialogues_001.json").write_text(
-        json.dumps(_odd_predictions(dialogues, schema, *_ODD_VALUES[name])))
+        json.dumps(_written_predictions(dialogues, schema, *_ODD_VALUES[name])))
     result = evaluate(tmp_path / "pred", gold=tmp_path / "data", split="dev", profile=profile)
     expected = _ODD_OFFICIAL[(profile, name)]
     for metric, number in zip(_GOAL, expected, strict=True):

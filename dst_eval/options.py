@@ -35,8 +35,8 @@ MWZEVAL_RULES = ("7f19ee0", "cd3f0ee")
 PRED_FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", "icdst",
                 "ldst", "convlab", "jmultiwoz-inference")
 MAX_BOOTSTRAP = 10_000
+MAX_SEED = 2**63 - 1  # metrics.resampling.MAX_SEED (not imported here: it loads numpy)
 DEFAULT_MIN_COVERAGE = 0.5
-MAX_SEED = 2**63 - 1
 PATH_FIELDS = ("db", "goals", "references", "gold_states")
 
 METRIC_NAMES = frozenset({

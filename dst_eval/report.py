@@ -127,9 +127,13 @@ def _coverage_line(result: Result) -> str | None:
 
 
 def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
+    intervals = result.confidence_intervals or {}
+    ci_head, ci_rule = (" 95% CI (mean ± half-width) |", "---:|") if intervals else ("", "")
     lines = [f"`{result.signature}`", "", f"Scale: {SCALE_NOTE}.", "",
-             "| metric | score | unit |", "|---|---:|---|"]
-    lines += [f"| {name} | {value} | {shown_unit(name)} |" for name, value in rows(result, width)]
+             f"| metric | score | unit |{ci_head}", f"|---|---:|---|{ci_rule}"]
+    lines += [f"| {name} | {value} | {shown_unit(name)} |"
+              + (f" {_ci_cell(name, intervals.get(name), width)} |" if intervals else "")
+              for name, value in rows(result, width)]
     if result.groups:
         keys = _group_keys(result.groups)
         lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
@@ -144,13 +148,20 @@ def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
 
 def to_csv(result: Result) -> str:
     """One row per value: ``group,metric,value,unit,signature``; fractions stay fractions
-    (unit ``fraction``), counts are integers."""
+    (unit ``fraction``), counts are integers. With bootstrap intervals, three more columns
+    ``ci_low,ci_high,ci_mean`` (filled on the ``all`` rows)."""
+    intervals = result.confidence_intervals or {}
+    ci_columns = {"ci_low": "ci_low", "ci_high": "ci_high", "ci_mean": "mean"} if intervals \
+        else {}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["group", "metric", "value", "unit", "signature"])
+    writer.writerow(["group", "metric", "value", "unit", "signature", *ci_columns])
     signature = result.signature.format()
     for name, value in result.scores.items():
-        writer.writerow(["all", name, _csv_value(name, value), unit_of(name), signature])
+        ci = intervals.get(name) or {}
+        cells = [_csv_value(name, ci[k]) if k in ci else "" for k in ci_columns.values()]
+        writer.writerow(["all", name, _csv_value(name, value), unit_of(name), signature,
+                         *cells])
     for group, metrics in result.groups.items():
         for name, value in metrics.items():
             writer.writerow([group, name, _csv_value(name, value), unit_of(name), signature])

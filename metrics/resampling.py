@@ -36,9 +36,11 @@ Two deliberate deviations from sacrebleu, both for sanity by construction:
 
 * Ties count (``ties="include"``): p = (#{x ≥ |Δ|} + 1)/(N + 1), x equal to |Δ| within a
   relative 1e-9. sacrebleu (after multeval) counts only x > |Δ| (``ties="exclude"``
-  reproduces it exactly). With DST metrics, ratios of small integers, ties are common and
-  the strict test is anti-conservative: two identical systems get p = 1/(N + 1), and under
-  AR two systems differing in one turn get p = 1/(N + 1) (every swap gives exactly |Δ|).
+  reproduces it; x within that tolerance of |Δ| is a tie there too, so the rounding
+  residues of fractional sums -- AGA's -- never count as greater). With DST metrics,
+  ratios of small integers, ties are common and the strict test is anti-conservative: two
+  identical systems get p = 1/(N + 1), and under AR two systems differing in one turn get
+  p = 1/(N + 1) (every swap gives exactly |Δ|).
   Counting ties gives identical systems p = 1 and the textbook (Noreen 1989) test; on
   continuous scores such as BLEU the two rules agree.
 * Seed 0 is seed 0 (sacrebleu's ``PairedTest`` silently makes seed 0 unseeded).
@@ -72,6 +74,10 @@ Seed = int | None
 
 
 # ---- seeds ---------------------------------------------------------------------------
+MAX_SEED = 2**63 - 1
+"""The largest seed (the ``--seed`` option's limit, for the environment's seed too)."""
+
+
 def parse_seed(value: str | int | None) -> Seed:
     """``"none"`` (any case) or None -> None (unseeded); otherwise a non-negative int."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
@@ -80,8 +86,9 @@ def parse_seed(value: str | int | None) -> Seed:
         seed = int(value)
     except (TypeError, ValueError):
         raise ValueError(f"seed must be a non-negative integer or 'none', got {value!r}") from None
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or 'none', got {value!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a non-negative integer (at most {MAX_SEED}) or "
+                         f"'none', got {value!r}")
     return seed
 
 
@@ -227,14 +234,14 @@ def _at(ids: Sequence[str], i: int) -> str:
 
 
 def _p_value(null_statistics: np.ndarray, delta: float, ties: str) -> tuple[float, int]:
-    """(#{x ≥ |Δ|} + 1) / (N + 1) over the finite x (``x > |Δ|`` when ``ties="exclude"``)."""
+    """(#{x ≥ |Δ|} + 1) / (N + 1) over the finite x (``x > |Δ|`` when ``ties="exclude"``;
+    x within ``TIE_RTOL``/``TIE_ATOL`` of |Δ| is equal to it)."""
     finite = null_statistics[np.isfinite(null_statistics)]
     if not np.isfinite(delta) or len(finite) == 0:
         return float("nan"), len(finite)
     observed = abs(delta)
-    extreme = finite > observed
-    if ties == "include":
-        extreme |= np.isclose(finite, observed, rtol=TIE_RTOL, atol=TIE_ATOL)
+    tie = np.isclose(finite, observed, rtol=TIE_RTOL, atol=TIE_ATOL)  # rounding residues too
+    extreme = tie | (finite > observed) if ties == "include" else ~tie & (finite > observed)
     return (int(np.count_nonzero(extreme)) + 1) / (len(finite) + 1), len(finite)
 
 

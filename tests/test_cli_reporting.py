@@ -292,3 +292,24 @@ def test_metrics_limit_breakdown_columns_but_keep_counts(capsys):
                                        "slot_f1", "-f", "json"))
     groups = json.loads(out)["groups"]
     assert code == 0 and all(list(g) == ["slot_f1", "tp", "fp", "fn"] for g in groups.values())
+
+
+def test_bootstrap_intervals_in_every_format(capsys):
+    """--bootstrap's intervals reach csv and markdown too (they reached table, text and
+    json only), equal to the result's."""
+    argv = sample("-m", "joint_goal_accuracy", "slot_f1", "--bootstrap", "200", "--seed", "3")
+    intervals = evaluate(MWZ22 / "predictions.json", gold=MWZ22, bootstrap=200, seed=3,
+                         metrics=("joint_goal_accuracy", "slot_f1")).confidence_intervals
+    code, out, _ = run(capsys, *argv, "-f", "csv")
+    rows = {r["metric"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert code == 0 and set(rows) == {"joint_goal_accuracy", "slot_f1"}
+    for name, row in rows.items():
+        ci = intervals[name]
+        assert (float(row["ci_low"]), float(row["ci_high"]), float(row["ci_mean"])) == (
+            ci["ci_low"], ci["ci_high"], ci["mean"])
+    code, out, _ = run(capsys, *argv, "-f", "markdown")
+    jga = intervals["joint_goal_accuracy"]
+    assert code == 0 and "| 95% CI (mean ± half-width) |" in out
+    assert f"| {100 * jga['mean']:.2f} ± {100 * jga['half_width']:.2f} |" in out
+    code, out, _ = run(capsys, *sample("-m", "joint_goal_accuracy", "-f", "csv"))
+    assert out.splitlines()[0] == "group,metric,value,unit,signature"  # no intervals asked

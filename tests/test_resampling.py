@@ -108,9 +108,15 @@ def test_seed_from_env_precedence_and_none():
     assert seed_from_env({"DST_EVAL_SEED": " ", "SACREBLEU_SEED": "3"}) == 3
     assert parse_seed("none") is None and parse_seed("0") == 0
     assert seed_label(None) == "none" and seed_label(12345) == "12345"
-    for bad in ("abc", "-1", "1.5"):
+    for bad in ("abc", "-1", "1.5", str(2**63)):  # the --seed option's limits
         with pytest.raises(ValueError, match="seed"):
             parse_seed(bad)
+    assert parse_seed(str(2**63 - 1)) == 2**63 - 1
+    from dst_eval.metrics.resampling import MAX_SEED
+
+    from dst_eval.options import MAX_SEED as OPTION_MAX_SEED
+
+    assert MAX_SEED == OPTION_MAX_SEED
 
 
 def test_resample_indices_reproducible_and_counts():
@@ -285,6 +291,23 @@ def test_one_turn_difference_not_significant(corpus):
     assert approximate_randomisation(a, b, jga)["joint_goal_accuracy"]["p_value"] == 1.0
     strict = approximate_randomisation(a, b, jga, n_trials=999, ties="exclude")
     assert strict["joint_goal_accuracy"]["p_value"] == 1 / 1000  # sacrebleu's rule
+
+
+def test_one_dialogue_difference_with_fractional_sums_is_a_tie(corpus):
+    """AGA sums fractions: a swap of the one differing dialogue gives |Δ| up to a rounding
+    residue (±1e-16), which is a tie under both rules, never "greater" (an audit found p
+    0.50 under ties="exclude" where sacrebleu's rule gives 1/(N + 1))."""
+    from dst_eval.metrics.aga import AverageGoalAccuracy
+
+    gold, base, _ = corpus
+    emptied = [list(turns) for turns in base]
+    emptied[7] = [{} for _ in emptied[7]]  # every state of one dialogue emptied
+    a, b = table_of(gold, base), table_of(gold, emptied)
+    aga = [AverageGoalAccuracy()]
+    strict = approximate_randomisation(a, b, aga, n_trials=999, ties="exclude")
+    assert strict["average_goal_accuracy"]["p_value"] == 1 / 1000
+    assert approximate_randomisation(a, b, aga, n_trials=999)[
+        "average_goal_accuracy"]["p_value"] == 1.0
 
 
 def test_heavily_corrupted_copy_is_significant(corpus):

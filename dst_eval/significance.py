@@ -48,6 +48,13 @@ def _metrics_of(report: Result, label: str) -> list[tuple[TurnTable, list[Metric
     return pairs
 
 
+def few_dialogues_note(n_dialogues: int) -> str | None:
+    if n_dialogues >= FEW_DIALOGUES:
+        return None
+    return (f"only {n_dialogues} dialogues: resampling tests and intervals are unreliable on "
+            "so few")
+
+
 def add_bootstrap(report: Result, n: int, seed: Seed) -> dict[str, str]:
     """Dialogue-level bootstrap CIs of the result's metrics into
     ``result.confidence_intervals`` (``{metric: {"score", "mean", "ci_low", "ci_high",
@@ -56,9 +63,13 @@ def add_bootstrap(report: Result, n: int, seed: Seed) -> dict[str, str]:
     if n < 2:
         raise UsageError(f"--bootstrap needs at least 2 resamples, got {n}")
     intervals: dict[str, Any] = {}
-    for table, metrics in _metrics_of(report, report.predictions_source or "predictions"):
+    tables = _metrics_of(report, report.predictions_source or "predictions")
+    for table, metrics in tables:
         intervals.update(bootstrap_ci(table, metrics, n_samples=n, seed=seed))
     report.confidence_intervals = intervals
+    note = few_dialogues_note(len(tables[0][0].dialogue_ids))
+    if note:
+        report.add(notes=[note])
     fields = {"bs": str(n), "seed": seed_label(seed)}
     report.signature = report.signature.with_fields(**fields)
     return fields
@@ -117,10 +128,9 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
         result["n"] = n
     if test != "bs":
         result["trials"] = trials
-    n_dialogues = len(groups[0][0].dialogue_ids)
-    if n_dialogues < FEW_DIALOGUES:
-        result["notes"] = [f"only {n_dialogues} dialogues: resampling tests and intervals are "
-                           "unreliable on so few"]
+    note = few_dialogues_note(len(groups[0][0].dialogue_ids))
+    if note:
+        result["notes"] = [note]
 
     base_scores: dict[str, dict[str, Any]] = {m.name: {"score": base.scores[m.name]}
                                               for _, metrics in groups for m in metrics}

@@ -313,3 +313,5 @@ def test_bootstrap_intervals_in_every_format(capsys):
     assert f"| {100 * jga['mean']:.2f} ± {100 * jga['half_width']:.2f} |" in out
     code, out, _ = run(capsys, *sample("-m", "joint_goal_accuracy", "-f", "csv"))
     assert out.splitlines()[0] == "group,metric,value,unit,signature"  # no intervals asked
+    code, out, _ = run(capsys, *argv, "-f", "text")  # 4 dialogues: said, as compare says it
+    assert "note: only 4 dialogues: resampling tests and intervals are unreliable" in out

@@ -317,7 +317,7 @@ def test_mwz21_test_counts(mwz21_test: GoldSet) -> None:
 def test_mwz21_val_counts(mwz21_val: GoldSet) -> None:
     # this val.json holds 999 dialogues (valListFile lists the same 999), not 1,000;
     # MultiWOZ 2.2 dev has 1,000 dialogues / 7,374 user turns (SCORERS §11.3)
-    assert mwz21_val.split == "val"
+    assert mwz21_val.split == "dev"  # --split val, named canonically (as SGD, 2.2)
     assert len(mwz21_val) == 999
     assert mwz21_val.n_turns == 7365
     pairs = [v for t in mwz21_val.turns() for v in t.state.values()]
@@ -751,3 +751,50 @@ def test_mwz22_user_turn_without_frames_is_a_gold_error(tmp_path: Path,
     with pytest.raises(GoldDataError, match="user turn without 'frames'") as info:
         multiwoz22.load(folder)
     assert (info.value.dialogue, info.value.turn) == (dialogues[0]["dialogue_id"], 2)
+
+
+# ---- split names that the gold's layout does not back (an audit found each scored) ------
+
+
+def test_a_file_named_for_a_split_must_agree_with_its_list_file(tmp_path: Path,
+                                                                 gold_samples: Path) -> None:
+    """``test.json`` next to a ``testListFile`` that does not list all its dialogues (a file
+    of another split, renamed) is refused, not scored as test."""
+    folder = tmp_path / "renamed"
+    folder.mkdir()
+    shutil.copyfile(gold_samples / "multiwoz21" / "data.json", folder / "test.json")
+    shutil.copyfile(gold_samples / "multiwoz21" / "testListFile", folder / "testListFile")
+    with pytest.raises(GoldDataError, match=r"named for the test split but \d+ of its \d+ "
+                       "dialogues are not in"):
+        multiwoz21.load(folder / "test.json", split="test")
+
+
+def test_mwz21_split_label_is_canonical(mwz21_dir: Path) -> None:
+    for spelling in ("dev", "val", "validation"):
+        assert multiwoz21.load(mwz21_dir / "val.json.zip", split=spelling).split == "dev"
+
+
+def test_mwzeval_gold_states_file_is_digested_and_its_split_a_label(shared_dir: Path,
+                                                                     tmp_path: Path) -> None:
+    from dst_eval.corpora.multiwoz import mwzeval_states
+
+    source = shared_dir / "reference" / "mwzeval" / "approx_gold_states_mwz21_test.json"
+    gold = mwzeval_states.load(source, split="val")
+    assert gold.split == "dev" and "is the --split label" in gold.notes[0]
+    assert [f.path for f in gold.files] == [str(source)]
+    changed = tmp_path / "states.json"
+    changed.write_bytes(source.read_bytes() + b"\n")  # other bytes, the same states
+    assert mwzeval_states.load(changed).files[0].sha256 != gold.files[0].sha256
+    with pytest.raises(UsageError, match="unknown MultiWOZ split 'tset'"):
+        mwzeval_states.load(source, split="tset")
+
+
+def test_a_symlinked_split_folder_is_its_real_split(tmp_path: Path, gold_samples: Path) -> None:
+    real = tmp_path / "real" / "dev"
+    shutil.copytree(gold_samples / "multiwoz22", real)
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "test").symlink_to(real, target_is_directory=True)
+    with pytest.raises(GoldDataError, match="the gold holds the dev split"):
+        multiwoz22.load(root, split="test")
+    assert multiwoz22.load(root / "test").split == "dev"

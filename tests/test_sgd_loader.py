@@ -462,3 +462,27 @@ def test_a_split_folder_needs_no_label(tmp_path: Path, sample_dir: Path) -> None
     archive.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip
     with pytest.raises(GoldDataError, match=r"not a \.zip file \(unpack an archive first\)"):
         sgd.load(archive)
+
+
+def test_split_names_of_files_and_real_folders_are_checked(tmp_path: Path,
+                                                           sample_dir: Path) -> None:
+    """A gold file named for a split (``test.json``, as the Hugging Face export names its
+    files) and a symlinked split folder (``test`` -> a ``dev`` folder) say their split; a
+    --split naming another is refused (both were scored under the asked name)."""
+    folder = tmp_path / "export"
+    folder.mkdir()
+    shutil.copyfile(sample_dir / "dialogues_001.json", folder / "test.json")
+    with pytest.raises(GoldDataError, match="the file's name or folder says it holds the "
+                       "'test' split"):
+        sgd.load(folder / "test.json", split="dev")
+    assert sgd.load(folder / "test.json").split == "test"
+    real = tmp_path / "corpus" / "dev"
+    shutil.copytree(sample_dir, real)
+    root = tmp_path / "links"
+    root.mkdir()
+    (root / "test").symlink_to(real, target_is_directory=True)
+    with pytest.raises(GoldDataError, match="is the 'dev' split"):
+        sgd.load(root, split="test")
+    with pytest.raises(GoldDataError, match="is the 'dev' split"):
+        sgd.load(root / "test", split="test")
+    assert sgd.load(root / "test").split == "dev"

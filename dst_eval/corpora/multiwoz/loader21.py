@@ -67,6 +67,7 @@ from dst_eval.corpora.multiwoz.splits21 import (
     LIST_FILES,
     LIST_SUFFIXES,
     SPLIT_NAMES,
+    check_named_file,
     check_split,
     held_splits,
     select,
@@ -143,10 +144,11 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     log = FileLog()
     data, list_files, file = _read(path, log)
-    named, given = infer_split(Path(path.name)), split  # the file's own name only
+    named = infer_split(Path(path.name))  # the file's own name only
     split = check_split(split, named, held_splits(named, list_files, data), file)
+    if split == named:
+        check_named_file(data, list_files, named, file)
     ids = select(data, list_files, split, file) if split != named else list(data)
-    split = given if given is not None else split
     memo: dict[tuple[str, bytes], _DomainRead] = {}
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:

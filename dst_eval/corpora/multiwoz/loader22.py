@@ -85,11 +85,13 @@ Blob = tuple[str, Any]  # (file name for messages, parsed JSON)
 
 
 def infer_split(path: Path) -> str | None:
-    """``train``/``dev``/``test`` from a file or folder name (``val``/``validation`` -> ``dev``)."""
-    for name in (path.name, path.parent.name):
-        match = _SPLIT_TOKEN.search(name.lower())
-        if match:
-            return SPLIT_FOLDERS[match.group(1)]
+    """``train``/``dev``/``test`` from a file or folder name (``val``/``validation`` -> ``dev``):
+    the real (symlink-resolved) names first, then the names given."""
+    for candidate in (path.resolve(), path):
+        for name in (candidate.name, candidate.parent.name):
+            match = _SPLIT_TOKEN.search(name.lower())
+            if match:
+                return SPLIT_FOLDERS[match.group(1)]
     return None
 
 

@@ -23,7 +23,9 @@ Mapping to the canonical gold model:
   already dropped ``dontcare`` slots from its gold, so such a file cannot tell the
   strict profile about them;
 * ``services`` = the domains with a non-empty state; ``GoldSet.corpus`` is
-  ``"multiwoz22"``, ``split`` as given.
+  ``"multiwoz22"``; the file does not say its split, so ``split`` is a label
+  (train/dev/test, ``val`` = dev; noted in the result) and ``GoldSet.files`` holds the file
+  for the signature's gold digest.
 
 The module exposes the loader interface (``sniff(path)``, ``load(path, *, split=None)``).
 Malformed input raises :class:`~dst_eval.errors.GoldDataError` naming file, dialogue, turn.
@@ -32,11 +34,14 @@ Malformed input raises :class:`~dst_eval.errors.GoldDataError` naming file, dial
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dst_eval.corpora.layout import FileLog, split_label_note
 from dst_eval.corpora.multiwoz.mwzeval_rules import canonical_slot_name, normalize_slot_name
-from dst_eval.errors import GoldDataError
+from dst_eval.corpora.multiwoz.splits21 import SPLIT_NAMES
+from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from dst_eval.jsonio import read_json
 
@@ -87,8 +92,14 @@ def sniff(path: str | Path) -> bool:
 def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     """Read the file at ``path`` (``.json`` or a ``.zip`` holding one) into a GoldSet."""
     path = Path(path)
-    data = read_json(path, error=GoldDataError)
-    return states_to_goldset(data, source=str(path), split=split)
+    if split is not None:
+        if split.lower() not in SPLIT_NAMES:
+            raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
+        split = SPLIT_NAMES[split.lower()]
+    log = FileLog()
+    gold = states_to_goldset(log.read_json(path), source=str(path), split=split)
+    return replace(gold, files=log.files,
+                   notes=(split_label_note(split),) if split is not None else ())
 
 
 def states_to_goldset(data: Any, *, source: str, split: str | None = None) -> GoldSet:

@@ -5,7 +5,8 @@ files next to it (``testListFile``, ``valListFile``; ``.txt``/``.json`` too, or 
 zip) name the test and dev dialogues; the dialogues in no list file are ``train`` when both
 lists exist, else ``unlisted`` (no ``--split`` names them). :func:`held_splits` says which
 splits a file holds, :func:`check_split` refuses a split it does not hold (exit 4) and no
-``--split`` on a file holding several (exit 2), :func:`select` picks the dialogue ids.
+``--split`` on a file holding several (exit 2), :func:`check_named_file` refuses a file named
+for a split that its list file contradicts, :func:`select` picks the dialogue ids.
 """
 
 from __future__ import annotations
@@ -60,6 +61,22 @@ def check_split(split: str | None, named: str | None, held: list[str],
         raise GoldDataError(f"--split {split}: the gold holds no {wanted} split ({how})",
                             file=file)
     return wanted
+
+
+def check_named_file(data: dict, lists: dict[str, tuple[str, list[str]]], named: str | None,
+                     file: str) -> None:
+    """A file named for a split (``test.json``) holds that split only: when that split's
+    list file is at hand, every dialogue of the file must be in it (a file of another
+    split, renamed, is refused instead of being scored under the wrong name)."""
+    if named is None or named not in lists:
+        return
+    list_name, ids = lists[named]
+    listed = {dialogue_key(i) for i in ids}
+    stray = [did for did in data if dialogue_key(did) not in listed]
+    if stray:
+        raise GoldDataError(f"the file is named for the {named} split but {len(stray)} of its "
+                            f"{len(data)} dialogues are not in {list_name} (first: {stray[0]})",
+                            file=file)
 
 
 def select(

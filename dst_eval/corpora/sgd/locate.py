@@ -93,6 +93,18 @@ def _hf_files(directory: Path) -> dict[str, Path]:
     return found
 
 
+def _named_split(path: Path, *, stem: bool = False) -> str | None:
+    """The split ``path``'s name says (``stem``: a Hugging Face file's, ``test.jsonl``,
+    ``validation-00000-of-00001.json``): the real (symlink-resolved) name first, then the
+    name given; None when neither names one."""
+    for candidate in (path.resolve(), path):
+        name = candidate.stem.split("-")[0] if stem else candidate.name
+        split = canonical_split(name)
+        if split in SPLITS:
+            return split
+    return None
+
+
 def _check_label(split: str | None) -> None:
     """``split`` labels gold whose layout does not say its split: one of :data:`SPLITS`."""
     if split is not None and split not in SPLITS:
@@ -109,27 +121,29 @@ def locate(path: Path, split: str | None) -> Source:
                             f"Face .json/.jsonl export, not a {path.suffix or 'suffix-less'} "
                             "file (unpack an archive first)", file=str(path))
     if path.is_file():
-        own_split = canonical_split(path.parent.name)
-        if split and own_split in SPLITS and split != own_split:
-            raise GoldDataError(f"--split {split}: this file is in the {own_split!r} split's "
-                                "folder", file=str(path))
+        hf_file = not path.name.startswith("dialogues_")
+        own_split = (_named_split(path, stem=True) if hf_file else None) or _named_split(
+            path.parent)
+        if split and own_split is not None and split != own_split:
+            raise GoldDataError(f"--split {split}: the file's name or folder says it holds the "
+                                f"{own_split!r} split", file=str(path))
         _check_label(split)
-        return Source((path,), split or (own_split if own_split in SPLITS else None),
+        return Source((path,), split or own_split,
                       _existing(path.parent / "schema.json"),
                       _existing(path.parent.parent / "train" / "schema.json"), str(path),
-                      split is not None and own_split not in SPLITS)
+                      split is not None and own_split is None)
     if not path.is_dir():
         raise GoldDataError("gold path does not exist", file=str(path))
     files = sorted(path.glob("dialogues_*.json"))
     if files:
-        own = canonical_split(path.name)
-        if split and own in SPLITS and split != own:
+        own = _named_split(path)
+        if split and own is not None and split != own:
             raise GoldDataError(f"{path} is the {own!r} split but split {split!r} was requested")
         _check_label(split)
-        return Source(tuple(files), split or (own if own in SPLITS else None),
+        return Source(tuple(files), split or own,
                       _existing(path / "schema.json"),
                       _existing(path.parent / "train" / "schema.json"), str(path),
-                      split is not None and own not in SPLITS)
+                      split is not None and own is None)
     available = [s for s in SPLITS if sorted((path / s).glob("dialogues_*.json"))]
     if available:
         if split is None:
@@ -138,6 +152,10 @@ def locate(path: Path, split: str | None) -> Source:
         if split not in available:
             raise GoldDataError(f"split {split!r} not found in {path} "
                              f"(available: {', '.join(available)})")
+        real = _named_split(path / split)
+        if real != split:  # a symlinked split folder: its real name says another split
+            raise GoldDataError(f"{path / split} is the {real!r} split (it links to "
+                                f"{(path / split).resolve()}) but split {split!r} was requested")
         return Source(tuple(sorted((path / split).glob("dialogues_*.json"))), split,
                       _existing(path / split / "schema.json"),
                       _existing(path / "train" / "schema.json"), str(path / split))

@@ -35,7 +35,7 @@ turn 2``) and per other kind, carrying the count and the first place in its mess
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import chain
 from types import MappingProxyType
 
@@ -43,6 +43,7 @@ import msgspec
 
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
+from dst_eval.issue_groups import group_issues
 from dst_eval.predictions.common import show
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
 from dst_eval.slotkeys import GoldSpellings, split_slot_key
@@ -213,6 +214,23 @@ class _SlotChecker:
         return self.spellings.domain(domain)
 
 
+def _state_problem(gold: GoldTurn, pred: PredTurn) -> tuple[str, str] | None:
+    """``(kind, message)`` when a predicted turn predicts no state for (part of) the gold
+    turn: no ``state`` at all, or no SGD frame for a service of the gold turn. Scored as
+    missing (``profiles.strict.has_state``)."""
+    if pred.state is None:
+        return ("missing_state", "the turn has no predicted state; scored as missing for DST"
+                + (" (its response is scored)" if pred.response is not None else ""))
+    if pred.frames is not None and gold.frames:
+        framed = {frame.service.lower() for frame in pred.frames}
+        lacking = [f.service for f in gold.frames if f.service.lower() not in framed]
+        if lacking:
+            return ("missing_frame", f"no predicted frame for service {', '.join(lacking)} "
+                    "of the gold turn; scored as missing (the frame under sgd-official, the "
+                    "turn under a turn-level profile)")
+    return None
+
+
 def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> PredTurn:
     """``turn`` with keys that differ from the gold's only by case spelled as the gold does
     (:attr:`PredTurn.respelled` records how they were written)."""
@@ -260,77 +278,6 @@ def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | Non
     """``(dialogue, turn, "slot <key>")`` of the value problems the reader already reported."""
     return {(i.dialogue, i.turn, i.message.partition(":")[0])
             for i in issues if i.kind in _VALUE_KINDS}
-
-
-# --------------------------------------------------------------------------- grouping
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-class _Group:
-    __slots__ = ("kind", "label", "first", "count", "turns", "dialogues", "severity", "keys")
-
-    def __init__(self, kind: str, label: str, first: Issue) -> None:
-        self.kind, self.label, self.first = kind, label, first
-        self.count = 0
-        self.turns: set[tuple[str | None, int | None]] = set()
-        self.dialogues: set[str | None] = set()
-        self.severity = "warning"
-        self.keys: set[str] = set()
-
-    def add(self, issue: Issue, key: str | None) -> None:
-        self.count += 1
-        self.turns.add((issue.dialogue, issue.turn))
-        self.dialogues.add(issue.dialogue)
-        if issue.severity == "error":
-            self.severity = "error"
-        if key is not None:
-            self.keys.add(key)
-
-    def where(self) -> str:
-        first = self.first
-        place = f"dialogue {first.dialogue}" if first.dialogue is not None else "the file"
-        return place + (f" turn {first.turn}" if first.turn is not None else "")
-
-    def issue(self) -> Issue:
-        first = self.first
-        if self.count == 1:
-            return replace(first, severity=self.severity)
-        n_turns, n_dialogues = len(self.turns), len(self.dialogues)
-        if self.kind in ("unknown_slot", "unknown_domain"):
-            what = "slot" if self.kind == "unknown_slot" else "domain"
-            extra = ""
-            if self.kind == "unknown_domain":
-                shown = sorted(self.keys)
-                extra = f" (slots {', '.join(shown[:5])}{', ...' if len(shown) > 5 else ''})"
-            message = (f"unknown {what} {self.label}{extra} in {_count(n_turns, 'turn')} of "
-                       f"{_count(n_dialogues, 'dialogue')}, first at {self.where()}")
-        else:
-            message = (f"{self.kind.replace('_', ' ')}: {self.count} times in "
-                       f"{_count(n_turns, 'turn')} of {_count(n_dialogues, 'dialogue')}, "
-                       f"first at {self.where()}: {first.message}")
-        return Issue(self.kind, message, file=first.file, dialogue=first.dialogue,
-                     turn=first.turn, severity=self.severity)
-
-
-def group_issues(issues: Iterable[Issue], labels: dict[int, tuple[str, str]] | None = None
-                 ) -> list[Issue]:
-    """One Issue per kind (and per label where ``labels[id(issue)] = (label, key)`` gives one).
-
-    A kind that occurs once is kept as it is; repeated ones become one Issue with the count
-    and the first place, in order of first appearance.
-    """
-    labels = labels or {}
-    groups: dict[tuple[str, str], _Group] = {}
-    for issue in issues:
-        label, key = labels.get(id(issue), ("", None))
-        group = groups.get((issue.kind, label))
-        if group is None:
-            group = groups[(issue.kind, label)] = _Group(issue.kind, label, issue)
-        group.add(issue, key)
-    return [group.issue() for group in groups.values()]
 
 
 # --------------------------------------------------------------------------- align
@@ -412,6 +359,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str)
             return _respelled(pred, checker, respell)
         return pred
 
+    with_states = predictions.has_states  # else DST is not scored: no state is missing
     for dialogue in gold:
         pred_turns = predictions.get(dialogue.dialogue_id)
         if pred_turns is None:
@@ -444,6 +392,12 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str)
                                          dialogue=dialogue.dialogue_id, turn=i,
                                          severity=severity))
             if pred is not None:
+                if with_states:
+                    problem = _state_problem(dialogue.turns[i], pred)
+                    if problem is not None:
+                        details.append(Issue(problem[0], problem[1], file=source,
+                                             dialogue=dialogue.dialogue_id, turn=i,
+                                             severity=severity))
                 pred = check_turn(pred, pred_id, dialogue.dialogue_id, i)
             add_prediction(pred)
         gold_turns.extend(dialogue.turns)

@@ -604,3 +604,16 @@ def test_a_turn_index_bomb_is_refused_before_filling_gaps(tmp_path, name, lines)
     one = write(tmp_path, "one_" + name, lines[0] if name.endswith("jsonl") else json.dumps(
         {"d0": {"10000": {"turn_belief": [], "pred_bs_ptr": []}}}))
     assert len(read_predictions(one, corpus="multiwoz21").dialogues["d0"]) == 10_001
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[]", "no predictions in the file (an empty list of samples)"),
+    ("[1]", "sample 0 must be a JSON object"),
+])
+def test_convlab_samples_that_hold_nothing_exit_3(tmp_path, capsys, gold_samples, content,
+                                                  message):
+    path = write(tmp_path, "samples.json", content)
+    code, err = run_cli(capsys, str(path), "--gold", str(gold_samples / "multiwoz22"),
+                        "--pred-format", "convlab")
+    [line] = err.strip().splitlines()
+    assert code == 3 and message in line, line

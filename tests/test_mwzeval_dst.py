@@ -176,7 +176,10 @@ def test_turn_without_state() -> None:
     preds = PredictionSet("p.json", "mwzeval", {"d2": [stateless, with_state]})
     wrong = score(align(gold, preds), EvalOptions())
     assert wrong.counts["turns_without_state"] == 1
-    assert wrong.scores["joint_goal_accuracy"] == 1.0  # empty prediction vs empty gold
+    assert wrong.scores["joint_goal_accuracy"] == 0.5  # no state: wrong, even on empty gold
+    assert "1 predicted turns have no state and score as wrong" in wrong.notes
+    empty = score(align(gold, preds), EvalOptions(missing="empty"))
+    assert empty.scores["joint_goal_accuracy"] == 1.0  # an empty prediction vs empty gold
     skip = score(align(gold, preds), EvalOptions(missing="skip"))
     assert skip.scores == dict.fromkeys(skip.scores, 0.0)  # mwzeval: all zeros
     assert skip.official == {"dst": {"joint_accuracy": 0, "slot_f1": 0,

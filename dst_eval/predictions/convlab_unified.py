@@ -51,6 +51,9 @@ def _flat(state: Any, table: TurnTable, what: str, dialogue: str, turn: int
 def read_convlab(obj: Any, file: str, corpus: str | None) -> PredictionSet:
     table = TurnTable(file, corpus, FORMAT)
     require(obj, list, "ConvLab-3 predictions (a list of samples)", table)
+    if not obj:
+        raise table.error("no predictions in the file (an empty list of samples)")
+    require(obj[0], dict, "sample 0", table)
     with_ids = "dialogue_id" in obj[0]
     position, previous = -1, None
     for n, sample in enumerate(obj):

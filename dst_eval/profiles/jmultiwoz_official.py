@@ -41,7 +41,7 @@ from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.strict import predicted_mask, scored_pairs
+from dst_eval.profiles.strict import has_state, predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 BOOK_PREFIX = "book_"
@@ -147,7 +147,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     official: dict[str, float | int] = {OFFICIAL_NAMES[k]: v for k, v in scores.items()}
     official["count"] = len(turns)
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
-                "predicted": [p is not None for _, p in pairs]}
+                "predicted": [has_state(g, p) for g, p in pairs]}
     per_turn.update(table.columns)
     return (result or Result()).add(
         scores=scores,

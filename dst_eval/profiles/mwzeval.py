@@ -33,9 +33,9 @@ Aggregation over the scored turns ``T``
     ``{"dst": {"joint_accuracy": 100 Σ JGA_t / (T + 1e-10), "slot_f1": 100 · 2PR / (P + R + 1e-10),
     "slot_precision": ΣTP / (ΣTP + ΣFP + 1e-10), "slot_recall": ΣTP / (ΣTP + ΣFN + 1e-10)}}``.
 Missing predictions (``options.missing``)
-    ``wrong`` (default): every gold turn is scored; a missing dialogue/turn is wrong
-    (``JGA_t = 0``, ``TP_t = FP_t = 0``, ``FN_t = |B|``, also when ``B`` is empty) and a
-    predicted turn without a state is an empty prediction (both counted in ``counts``).
+    ``wrong`` (default): every gold turn is scored; a missing dialogue/turn, and a
+    predicted turn without a state, is wrong (``JGA_t = 0``, ``TP_t = FP_t = 0``,
+    ``FN_t = |B|``, also when ``B`` is empty; both counted in ``counts``).
     ``empty``: a missing dialogue/turn is an empty prediction too. ``skip``: mwzeval's
     behaviour -- only turns that have a prediction are scored; and, as mwzeval, if any of
     them has no state at all, every score is 0 (mwzeval prints "Missing state predictions").
@@ -247,10 +247,11 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         else:
             hyp = predicted_flat_state(pred_turn, cd3f0ee=cd3f0ee, converted=converted)
             n_without_state += hyp is None
+        stateless = not absent and hyp is None
         hyp = hyp or {}
         ref = gold_flat_state(gold_turn, cd3f0ee=cd3f0ee)
         joint, tp, fp, fn, matched = compare_turn(hyp, ref, matches)
-        if absent and options.missing == "wrong":
+        if (absent or stateless) and options.missing == "wrong":
             joint = False  # wrong whatever the gold: no credit for an empty gold state
         dialogue_ids.append(gold_turn.dialogue_id)
         turn_indices.append(gold_turn.turn_index)
@@ -270,8 +271,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         scores = dict.fromkeys(scores, 0.0)
         official = {"dst": dict.fromkeys(official["dst"], 0)}
     elif n_without_state:
-        notes.append(f"{n_without_state} predicted turns have no state and score as empty "
-                     "predictions")
+        how = "wrong" if options.missing == "wrong" else "empty predictions"
+        notes.append(f"{n_without_state} predicted turns have no state and score as {how}")
     if n_missing:
         how = "wrong" if options.missing == "wrong" else "empty predictions"
         notes.append(f"{n_missing} gold turns have no prediction and score as {how} "

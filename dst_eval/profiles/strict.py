@@ -131,20 +131,34 @@ def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
     return out
 
 
+def has_state(gold: GoldTurn, pred: PredTurn | None) -> bool:
+    """Whether ``pred`` predicts the turn's state: a turn exists, gives a ``state`` (a turn
+    object with a response only does not), and -- SGD-style frames -- has a frame for
+    every service the gold turn has one for (service names compared ignoring case)."""
+    if pred is None or pred.state is None:
+        return False
+    if pred.frames is None or not gold.frames:
+        return True
+    framed = {frame.service.lower() for frame in pred.frames}
+    return all(frame.service.lower() in framed for frame in gold.frames)
+
+
 def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
+    """The pairs a DST profile scores: ``missing="skip"`` leaves out the turns without a
+    predicted state (:func:`has_state`)."""
     if options.missing == "skip":
-        return TurnPairs.of((g, p) for g, p in alignment.pairs if p is not None)
+        return TurnPairs.of((g, p) for g, p in alignment.pairs if has_state(g, p))
     return alignment.pairs
 
 
 def predicted_mask(pairs: Sequence[tuple[GoldTurn, PredTurn | None]], options: EvalOptions
                    ) -> np.ndarray | None:
-    """``missing="wrong"``: the turns that have a prediction (False = scored wrong, the
-    ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None otherwise (every turn
-    scored as predicted, a missing one as an empty prediction)."""
+    """``missing="wrong"``: the turns that have a predicted state (:func:`has_state`; False
+    = scored wrong, the ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None
+    otherwise (every turn scored as predicted, a missing one as an empty prediction)."""
     if options.missing != "wrong":
         return None
-    return np.fromiter((p is not None for _, p in pairs), dtype=bool, count=len(pairs))
+    return np.fromiter((has_state(g, p) for g, p in pairs), dtype=bool, count=len(pairs))
 
 
 def domain_of(corpus: str) -> Callable[[str], str]:
@@ -249,7 +263,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                         gold_set.seen_services)
     per_turn = {"dialogue_id": [t.dialogue_id for t in turns],
                 "turn_index": [t.turn_index for t in turns],
-                "predicted": [p is not None for p in preds]}
+                "predicted": [has_state(g, p) for g, p in pairs]}
     per_turn.update(table.columns)
     notes = []
     if not n_slots:

@@ -50,7 +50,7 @@ from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles.strict import predicted_mask, scored_pairs
+from dst_eval.profiles.strict import has_state, predicted_mask, scored_pairs
 from dst_eval.result import Result
 
 NONE_VALUE = "none"
@@ -164,7 +164,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     if options.normalisation:
         notes.append("--norm is ignored by the trade profile (TRADE compares exact strings)")
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
-                "predicted": [p is not None for _, p in pairs]}
+                "predicted": [has_state(g, p) for g, p in pairs]}
     per_turn.update(table.columns)
     return (result or Result()).add(
         scores=scores,

@@ -698,3 +698,37 @@ def test_file_log_reads_like_jsonio_and_records_once(tmp_path: Path) -> None:
         FileLog().read_json(not_zip)
     with pytest.raises(GoldDataError, match="file not found"):
         FileLog().read_json(tmp_path / "missing.json")
+
+
+def test_risawoz_split_files_say_their_split(tmp_path: Path, gold_samples: Path) -> None:
+    """Files named for their splits (``train.json``, ``test.json``): a folder holding
+    several needs --split (it merged them silently), --split picks the file named for it
+    when there is no split-id file, and a split's own file is accepted with its split (it
+    was refused for lack of the split-id file)."""
+    records = json.loads((gold_samples / "risawoz" / "dialogues.json").read_text("utf-8"))
+    folder = tmp_path / "splits"
+    folder.mkdir()
+    (folder / "train.json").write_text(json.dumps(records[:2], ensure_ascii=False), "utf-8")
+    (folder / "test.json").write_text(json.dumps(records[2:], ensure_ascii=False), "utf-8")
+    with pytest.raises(UsageError, match="holds several splits \\(test, train"):
+        risawoz.load(folder)
+    test = risawoz.load(folder, split="test")
+    assert test.split == "test" and [d.dialogue_id for d in test.dialogues] == [
+        r["dialogue_id"] for r in records[2:]]
+    assert risawoz.load(folder / "test.json", split="test").split == "test"
+    assert risawoz.load(folder / "train.json").split == "train"
+    with pytest.raises(GoldDataError, match="the file is named for the train split"):
+        risawoz.load(folder / "train.json", split="test")
+
+
+def test_crosswoz_gem_file_named_for_another_split_is_refused(tmp_path: Path,
+                                                              crosswoz_test_raw: dict) -> None:
+    """A GEM file named ``val.jsonl`` whose records' gem_id say test (it was loaded as val)."""
+    ids = sorted(crosswoz_test_raw)[:3]
+    path = tmp_path / "val.jsonl"
+    path.write_text("\n".join(json.dumps(to_gem_crosswoz(i, crosswoz_test_raw[i]),
+                                         ensure_ascii=False) for i in ids), "utf-8")
+    with pytest.raises(GoldDataError, match="gem_id 'GEM-CrossWOZ-test-.*' is of the test "
+                       "split, not val"):
+        crosswoz.load(path)
+    assert crosswoz.load(path.rename(tmp_path / "test.jsonl")).split == "test"

@@ -179,8 +179,12 @@ def _load_file(file_path: Path, split: str | None) -> GoldSet:
             raise GoldDataError("duplicate dialogue id", file=source, dialogue=dialogue_id)
         seen.add(dialogue_id)
         dialogues.append(_dialogue(dialogue_id, record, gem=gem, source=source))
-        if split is None and gem:
-            split = _split_from_gem_id(record.gem_id)
+        recorded = _split_from_gem_id(record.gem_id) if gem else None
+        if split is None:
+            split = recorded
+        elif recorded is not None and recorded != split:  # a file renamed for another split
+            raise GoldDataError(f"the record's gem_id {record.gem_id!r} is of the {recorded} "
+                                f"split, not {split}", file=source, dialogue=dialogue_id)
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,

@@ -37,7 +37,7 @@ from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
-from dst_eval.errors import GoldDataError
+from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 
 CORPUS = "risawoz"
@@ -88,20 +88,23 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _split_ids(path: Path, split: str, log: FileLog) -> set[str]:
-    key = SPLIT_KEYS.get(split, split)
+def _split_id_file(path: Path) -> Path | None:
+    """``dataset_split_ids_dict.json`` next to ``path`` (a folder or a file) or one level up."""
     base = path if path.is_dir() else path.parent
     for folder in (base, base.parent):
-        id_file = folder / SPLIT_ID_FILE
-        if id_file.is_file():
-            table = log.read_json(id_file)
-            if not isinstance(table, Mapping) or key not in table:
-                known = ", ".join(map(str, table)) if isinstance(table, Mapping) else "none"
-                raise GoldDataError(f"--split {split}: no such split in {SPLIT_ID_FILE} "
-                                    f"(it holds: {known})", file=str(id_file))
-            return {str(i) for i in table[key]}
-    raise GoldDataError(f"--split {split} needs {SPLIT_ID_FILE} next to {path} "
-                        "(or give the split's own file)", file=str(path))
+        if (folder / SPLIT_ID_FILE).is_file():
+            return folder / SPLIT_ID_FILE
+    return None
+
+
+def _split_ids(id_file: Path, split: str, log: FileLog) -> set[str]:
+    key = SPLIT_KEYS.get(split, split)
+    table = log.read_json(id_file)
+    if not isinstance(table, Mapping) or key not in table:
+        known = ", ".join(map(str, table)) if isinstance(table, Mapping) else "none"
+        raise GoldDataError(f"--split {split}: no such split in {SPLIT_ID_FILE} "
+                            f"(it holds: {known})", file=str(id_file))
+    return {str(i) for i in table[key]}
 
 
 def _split_from_name(path: Path) -> str | None:
@@ -112,6 +115,33 @@ def _split_from_name(path: Path) -> str | None:
     return None
 
 
+def _split_files(path: Path, files: list[Path], split: str | None
+                 ) -> tuple[list[Path], str | None, Path | None]:
+    """The files to read, the split they are (None: not known) and the split-id file to
+    filter them with. A folder whose files are named for several splits needs ``split``;
+    ``split`` picks the split-id file's list when there is one, else the files named for
+    it; a file named for another split is refused."""
+    id_file = _split_id_file(path)
+    named = {f: _split_from_name(f) for f in files}
+    if split is None:
+        held = sorted({s for s in named.values() if s is not None})
+        if path.is_dir() and len(held) > 1:
+            raise UsageError(f"{path} holds several splits ({', '.join(held)}, by its file "
+                             "names); choose one with --split")
+        own = held[0] if len(held) == 1 and all(named.values()) else None
+        return files, own, None
+    if not path.is_dir() and named[path] not in (None, split):
+        raise GoldDataError(f"--split {split}: the file is named for the {named[path]} split",
+                            file=str(path))
+    if id_file is not None:
+        return files, split, id_file
+    chosen = [f for f, s in named.items() if s == split]
+    if not chosen:
+        raise GoldDataError(f"--split {split} needs {SPLIT_ID_FILE} next to {path} "
+                            "(or give the split's own file)", file=str(path))
+    return chosen, split, None
+
+
 def load(path: Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if split is not None:
@@ -119,6 +149,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     files = _data_files(path) if path.is_dir() else [path]
     if not files:
         raise GoldDataError("no RiSAWOZ dialogue file in this directory", file=str(path))
+    files, split, id_file = _split_files(path, files, split)
     dialogues: dict[str, GoldDialogue] = {}
     raw_by_id: dict[str, Any] = {}
     log = FileLog()
@@ -132,14 +163,12 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
                                     file=source, dialogue=dialogue_id)
             raw_by_id[dialogue_id] = record
             dialogues[dialogue_id] = _dialogue(dialogue_id, record, source=source)
-    if split is not None:
-        wanted = _split_ids(path, split, log)
+    if id_file is not None:
+        wanted = _split_ids(id_file, split, log)
         dialogues = {k: v for k, v in dialogues.items() if k in wanted}
         if not dialogues:
             raise GoldDataError(f"none of the dialogues belongs to the {split} split",
                                 file=str(path))
-    elif not path.is_dir():
-        split = _split_from_name(path)
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,

@@ -221,8 +221,10 @@ def _state_problem(gold: GoldTurn, pred: PredTurn) -> tuple[str, str] | None:
     if pred.state is None:
         return ("missing_state", "the turn has no predicted state; scored as missing for DST"
                 + (" (its response is scored)" if pred.response is not None else ""))
-    if pred.frames is not None and gold.frames:
-        framed = {frame.service.lower() for frame in pred.frames}
+    frames = pred.frames
+    if frames is not None and gold.frames and not (  # the common case: the gold's one frame
+            len(frames) == len(gold.frames) == 1 and frames[0].service == gold.frames[0].service):
+        framed = {frame.service.lower() for frame in frames}
         lacking = [f.service for f in gold.frames if f.service.lower() not in framed]
         if lacking:
             return ("missing_frame", f"no predicted frame for service {', '.join(lacking)} "

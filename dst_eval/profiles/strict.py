@@ -137,9 +137,11 @@ def has_state(gold: GoldTurn, pred: PredTurn | None) -> bool:
     every service the gold turn has one for (service names compared ignoring case)."""
     if pred is None or pred.state is None:
         return False
-    if pred.frames is None or not gold.frames:
+    frames = pred.frames
+    if frames is None or not gold.frames or (
+            len(frames) == len(gold.frames) == 1 and frames[0].service == gold.frames[0].service):
         return True
-    framed = {frame.service.lower() for frame in pred.frames}
+    framed = {frame.service.lower() for frame in frames}
     return all(frame.service.lower() in framed for frame in gold.frames)
 
 

@@ -94,6 +94,9 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
          "systems": [{"name", "baseline": bool, "scores": {metric: {
              "score", "mean", "ci_low", "ci_high", "half_width"      (bs)
              "delta", "p_bs", "p_ar"                                 (systems)}}}]}
+
+    ``resamples`` (with an interval), ``p_bs_resamples`` and ``p_ar_trials`` appear only when
+    the metric was undefined on some resamples or shuffles (left out): how many were used.
     """
     if test not in TESTS:
         raise UsageError(f"--test must be one of {', '.join(TESTS)}, got {test!r}")
@@ -137,7 +140,7 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
     if test != "ar":
         for table, metrics in groups:
             for name, ci in bootstrap_ci(table, metrics, n_samples=n, seed=seed).items():
-                base_scores[name] = _without_resamples(ci)
+                base_scores[name] = _without_resamples(ci, n)
     result["systems"].append({"name": names[0], "baseline": True, "scores": base_scores})
     for report, name in zip(reports[1:], names[1:], strict=True):
         result["systems"].append(
@@ -167,8 +170,10 @@ def _common_metrics(reports: Sequence[Result], names: Sequence[str]
     return groups
 
 
-def _without_resamples(ci: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in ci.items() if k != "resamples"}
+def _without_resamples(ci: dict[str, Any], n: int) -> dict[str, Any]:
+    """``ci`` without its resample count, kept only when fewer than ``n`` were defined (the
+    metric was undefined on the others, which are left out)."""
+    return {k: v for k, v in ci.items() if k != "resamples" or v < n}
 
 
 def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Result,
@@ -193,13 +198,17 @@ def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Resu
         if test != "ar":
             for metric_name, res in paired_bootstrap(base_table, sys_table, metrics,
                                                      n_samples=n, seed=seed, ties=ties).items():
-                scores[metric_name].update(_without_resamples(res["system_ci"]))
+                scores[metric_name].update(_without_resamples(res["system_ci"], n))
                 scores[metric_name]["p_bs"] = res["p_value"]
+                if res["resamples"] < n:
+                    scores[metric_name]["p_bs_resamples"] = res["resamples"]
         if test != "bs":
             for metric_name, res in approximate_randomisation(base_table, sys_table, metrics,
                                                               n_trials=trials, seed=seed,
                                                               ties=ties).items():
                 scores[metric_name]["p_ar"] = res["p_value"]
+                if res["trials"] < trials:
+                    scores[metric_name]["p_ar_trials"] = res["trials"]
     return {"name": name, "baseline": False, "scores": scores}
 
 

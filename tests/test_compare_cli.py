@@ -215,3 +215,38 @@ def test_few_dialogues_note(gold_samples, capsys):
     assert result["notes"] == ["only 4 dialogues: resampling tests and intervals are unreliable "
                                "on so few"]
     assert result["systems"][1]["scores"]["joint_goal_accuracy"]["p_bs"] == 1.0
+
+
+def test_resamples_where_a_metric_is_undefined_are_counted(tmp_path, capsys):
+    """Two of four dialogues without a gold slot: AGA is undefined on a resample drawing only
+    those, which is left out -- and the output says how many were used."""
+    import copy
+    import shutil
+
+    from dst_eval.cli.app import main as cli_main
+
+    gold = tmp_path / "gold"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "gold_samples" / "multiwoz22", gold)
+    dialogues = json.loads((gold / "dialogues_001.json").read_text("utf-8"))
+    for dialogue in dialogues[:2]:
+        for turn in dialogue["turns"]:
+            for frame in turn.get("frames", []):
+                frame["state"]["slot_values"] = {}
+                frame["slots"] = []
+    (gold / "dialogues_001.json").write_text(json.dumps(dialogues), "utf-8")
+    predictions = json.loads((gold / "predictions.json").read_text("utf-8"))
+    worse = copy.deepcopy(predictions)
+    first = next(k for k in worse if k.lower().startswith(dialogues[3]["dialogue_id"].lower()
+                                                          .removesuffix(".json")))
+    worse[first][0]["state"] = {}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(predictions), "utf-8")
+    b.write_text(json.dumps(worse), "utf-8")
+    code = cli_main(["compare", str(a), str(b), "--gold", str(gold), "-m",
+                     "average_goal_accuracy", "--n", "1000", "-f", "json", "-q"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    [system] = [s for s in out["systems"] if not s["baseline"]]
+    used = system["scores"]["average_goal_accuracy"]["p_bs_resamples"]
+    assert 0 < used < 1000  # (2/4)^4 of the draws, about 62, hold only empty dialogues
+    assert out["systems"][0]["scores"]["average_goal_accuracy"]["resamples"] == used

@@ -43,6 +43,7 @@ requested-slot tuples and turns' requested-slot sets.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -447,6 +448,8 @@ def _located(message: str, document: Any, file: str) -> PredictionError:
 def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
     if not path.is_dir():
         return [path], []
+    with os.scandir(path):  # glob() hides a folder that cannot be listed: raise (OSError)
+        pass
     files, issues = [], []
     for candidate in sorted(path.glob("*.json")):
         if SIDE_OUTPUT in candidate.name:

@@ -798,3 +798,18 @@ def test_a_symlinked_split_folder_is_its_real_split(tmp_path: Path, gold_samples
     with pytest.raises(GoldDataError, match="the gold holds the dev split"):
         multiwoz22.load(root, split="test")
     assert multiwoz22.load(root / "test").split == "dev"
+
+
+def test_mwz21_slot_spelled_twice_with_two_values_is_a_gold_error(tmp_path: Path,
+                                                                   gold_samples: Path) -> None:
+    """``semi`` holding ``pricerange`` and ``price range`` (one canonical slot) with two
+    values: which is the gold? Refused, naming dialogue and turn."""
+    data = json.loads((gold_samples / "multiwoz21" / "data.json").read_text("utf-8"))
+    dialogue_id, dialogue = next(iter(data.items()))
+    system = dialogue["log"][1]
+    system["metadata"]["hotel"]["semi"].update({"pricerange": "cheap", "price range": "expensive"})
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(GoldDataError, match="slot 'hotel-pricerange' is set twice") as info:
+        multiwoz21.load(path)
+    assert (info.value.dialogue, info.value.turn) == (dialogue_id, 1)

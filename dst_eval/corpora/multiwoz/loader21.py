@@ -354,6 +354,10 @@ def _read_domain(domain: str, raw: bytes, where: dict) -> _DomainRead:
             if canonical is None:
                 continue
             items.append((canonical_key(domain, slot, book=book), (canonical,)))
+    keys: dict[str, tuple[str]] = {}
+    for key, value in items:  # two spellings of one slot (keys hold the domain: no clash
+        if keys.setdefault(key, value) != value:  # across domains)
+            raise GoldDataError(f"slot {key!r} is set twice with different values", **where)
     return tuple(items), tuple(belief), booked
 
 
@@ -403,11 +407,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
                         read = domains[domain_raw] = _read_domain(*domain_raw, turn_where)
                     reads[domain] = read
                 items, domain_belief, is_booked = read
-                for key, value in items:
-                    if key in state and state[key] != value:
-                        raise GoldDataError(f"slot {key!r} is set twice with different values",
-                                            **turn_where)
-                    state[key] = value
+                state.update(items)  # checked per domain read (_read_domain)
                 if domain_belief:
                     belief_items.append((domain, domain_belief))
                 if is_booked and domain not in NOT_BOOKABLE_FOR_REFERENCE:

@@ -15,7 +15,11 @@ column                    dtype     meaning
                                     turn, sorted, comma-separated ("" for an empty state)
 ``predicted``             boolean   the turn has a prediction
 ``joint_goal_correct``    Int64     1 if the profile counts the turn's state as jointly
-                                    correct, else 0 (the JGA numerator)
+                                    correct, else 0 (the JGA numerator); a partial credit
+                                    below 1 is 0, never rounded up
+``joint_goal_score``      Float64   the profile's per-turn joint score: ``joint_goal_correct``
+                                    except under ``sgd-official``, where fuzzy matching gives
+                                    partial credit (the product over the turn's frames)
 ``gold_slots``            Int64     slots in the gold state, as the profile counts them
 ``predicted_slots``       Int64     slots in the predicted state, as the profile counts them
 ``slots_correct``         Int64     gold slots predicted with an accepted value (true
@@ -31,7 +35,8 @@ column                    dtype     meaning
 When the predictions carry responses, two more columns: ``response`` (the predicted
 system response, string) and ``reference_response`` (the gold one, string).
 
-``sgd-official`` scores frames with fuzzy partial credit, so its slot counts are ``<NA>``;
+``sgd-official`` scores frames with fuzzy partial credit, so its slot counts are ``<NA>``
+and its ``joint_goal_score`` may lie between 0 and 1;
 ``mwzeval`` counts tp/fp/fn only, so its wrong/missing/extra split is ``<NA>``.
 """
 
@@ -46,7 +51,8 @@ DEPTH_CAP = 10
 INT_COLUMNS = ("turn_index", "depth", "joint_goal_correct", "gold_slots", "predicted_slots",
                "slots_correct", "slots_wrong_value", "slots_missing", "slots_extra",
                "slot_false_positives", "slot_false_negatives", "frames")
-COLUMNS = ("dialogue_id", "turn_index", "depth", "domains", "predicted", *INT_COLUMNS[2:])
+COLUMNS = ("dialogue_id", "turn_index", "depth", "domains", "predicted", "joint_goal_correct",
+           "joint_goal_score", *INT_COLUMNS[3:])
 RESPONSE_COLUMNS = ("response", "reference_response")
 
 
@@ -96,6 +102,13 @@ def turn_frame(result: Any):
     else:
         predicted = [p is not None and getattr(p, "state", None) is not None for _, p in found]
 
+    def floats(values: np.ndarray | None) -> pd.Series:
+        if values is None:
+            return pd.Series(pd.array([pd.NA] * n, dtype="Float64"))
+        data = pd.array(np.asarray(values, dtype=float), dtype="Float64")
+        data[np.isnan(values)] = pd.NA
+        return pd.Series(data)
+
     def ints(values: np.ndarray | None) -> pd.Series:
         if values is None:
             return pd.Series(pd.array([pd.NA] * n, dtype="Int64"))
@@ -110,7 +123,9 @@ def turn_frame(result: Any):
         "depth": ints(np.minimum(turn_index, DEPTH_CAP).astype(float)),
         "domains": pd.Series([_domains(g) for g, _ in found], dtype="string"),
         "predicted": pd.Series(predicted, dtype="boolean"),
-        "joint_goal_correct": ints(joint),
+        "joint_goal_correct": ints(None if joint is None else
+                                   np.where(np.isnan(joint), np.nan, (joint == 1.0) * 1.0)),
+        "joint_goal_score": floats(joint),
         "gold_slots": ints(gold_slots),
         "predicted_slots": ints(pred_slots),
         "slots_correct": ints(correct),

@@ -242,6 +242,20 @@ def test_to_pandas_has_one_schema_under_every_profile():
     assert row["slots_extra"].tolist() == [1] and row["domains"].tolist() == ["attraction"]
 
 
+def test_to_pandas_keeps_partial_credit_and_never_rounds_it_up():
+    """sgd-official's fuzzy partial credit: 0.88 on the SGD sample's 4th turn. It used to be
+    rounded to a correct turn (1); it is a score of 0.88 and not correct."""
+    result = evaluate(SGD / "predictions.json", gold=SGD, profile="sgd-official")
+    frame = result.to_pandas()
+    assert frame["joint_goal_score"].tolist() == pytest.approx(
+        list(result.per_turn["joint_goal_accuracy"]))
+    assert frame["joint_goal_score"].tolist()[3] == pytest.approx(0.88)
+    assert frame["joint_goal_correct"].tolist() == [
+        int(x == 1.0) for x in result.per_turn["joint_goal_accuracy"]]
+    strict = evaluate(SGD / "predictions.json", gold=SGD).to_pandas()
+    assert strict["joint_goal_score"].tolist() == strict["joint_goal_correct"].tolist()
+
+
 def test_to_pandas_groupby_from_the_readme():
     frame = evaluate(MWZ22 / "predictions.json", gold=MWZ22).to_pandas()
     by_depth = frame.groupby("depth")["joint_goal_correct"].mean()

@@ -448,8 +448,7 @@ def _located(message: str, document: Any, file: str) -> PredictionError:
 def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
     if not path.is_dir():
         return [path], []
-    with os.scandir(path):  # glob() hides a folder that cannot be listed: raise (OSError)
-        pass
+    os.scandir(path).close()  # glob() hides a folder that cannot be listed: raise (OSError)
     files, issues = [], []
     for candidate in sorted(path.glob("*.json")):
         if SIDE_OUTPUT in candidate.name:

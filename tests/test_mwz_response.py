@@ -728,3 +728,36 @@ def test_multiwoz_bleu_is_metrics_bleu(gold: ResponseGold, scored, predictions) 
     assert int(ours.matches.sum()) == int(stats.matches.sum())
     assert (int(ours.hyp_len.sum()), int(ours.ref_len.sum())) == (
         int(stats.hyp_len.sum()), int(stats.ref_len.sum()))
+
+
+def test_response_resources_are_in_the_signature(mwz21_dir: Path, mwzeval_dir: Path,
+                                                 tmp_path: Path) -> None:
+    """A patched database, or another references file, changes the response numbers: the
+    signature's ``res:`` digest changes with it (it did not: both runs had one signature)."""
+    import shutil
+
+    from dst_eval import evaluate
+
+    prediction = mwzeval_dir / "predictions" / "mintl.json"
+    db = tmp_path / "db"
+    shutil.copytree(mwz21_dir / "db", db)
+    rows = json.loads((db / "restaurant_db.json").read_text("utf-8"))
+    (db / "restaurant_db.json").write_text(json.dumps(rows[: len(rows) // 4]), "utf-8")
+
+    def run(**extra):
+        result = evaluate(prediction, gold=mwz21_dir, corpus="multiwoz21", split="test",
+                          metrics=("inform", "bleu"), **extra)
+        return result.scores, result.signature.as_dict()["res"]
+
+    scores, res = run()
+    patched_scores, patched_res = run(db=db)
+    assert patched_scores["inform"] < scores["inform"] and patched_res != res
+    same_db = tmp_path / "db_copy"
+    shutil.copytree(mwz21_dir / "db", same_db)
+    assert run(db=same_db)[1] == res  # the same content, wherever it lives
+    refs = json.loads((mwzeval_dir / "approx_references_mwz21_test.json").read_text("utf-8"))
+    first = next(iter(refs))
+    refs[first] = [" ".join(r.split()[:3]) for r in refs[first]]
+    (tmp_path / "refs.json").write_text(json.dumps(refs), "utf-8")
+    ref_scores, ref_res = run(references=tmp_path / "refs.json")
+    assert ref_scores["bleu"] != scores["bleu"] and ref_res not in (res, patched_res)

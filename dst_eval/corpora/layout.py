@@ -120,6 +120,13 @@ def files_digest(files: Iterable[GoldFile]) -> str:
     joined = "\n".join(sorted(f.sha256 for f in files))
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
+def paths_digest(paths: Iterable[Path]) -> str:
+    """:func:`files_digest` of the content of ``paths`` (files): what a resource the loaders
+    do not read through a :class:`FileLog` contributes to a signature."""
+    return files_digest([resolved(gold_file(str(path), Path(path).read_bytes()))
+                         for path in paths])
+
+
 def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:
     """The first ``n_bytes`` of a file, or of the first ``.json`` member of a zip, as text;
     ``""`` for anything but a regular file (a FIFO would block: never opened here)."""

@@ -26,6 +26,8 @@ import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
+from dst_eval.corpora.layout import paths_digest
+from dst_eval.corpora.multiwoz.database import DATABASE_DOMAINS
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
@@ -58,6 +60,14 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
         if all((candidate / name).is_file() for name in DB_FILES):
             return candidate
     return None
+
+
+def _resources_digest(db: Path, goals: Path | None, resources: ResponseResources) -> str:
+    """The content digest (8 hex digits) of every response resource read: the database
+    tables, and the goals, references and gold states files when given."""
+    files = [db / f"{domain}_db.json" for domain in DATABASE_DOMAINS]
+    files += [Path(p) for p in (goals, resources.references, resources.gold_states) if p]
+    return paths_digest(files)[:8]
 
 
 def _not_applicable(reason: str, target: Result | None) -> Result:
@@ -117,7 +127,8 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     return (target or Result()).add(
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
-                          "tok": "13a", "bleu": "corpus"},
+                          "tok": "13a", "bleu": "corpus",
+                          "res": _resources_digest(db, data, resources)},
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,

@@ -52,6 +52,7 @@ import numpy as np
 
 from dst_eval import corpora
 from dst_eval.alignment import Alignment
+from dst_eval.corpora.layout import files_digest
 from dst_eval.corpora.risawoz.database import (
     ALGORITHM_VERSION,
     DOMAIN_FILES,
@@ -276,6 +277,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         not_applicable.update(dict.fromkeys(("inform", "success", "combined",
                                              "combined_segmented"), reason))
     else:
+        signature_fields["res"] = files_digest(db.files)[:8]  # the database's content
         outcomes, extra = _outcomes(alignment, collected, options, db)
         counts.update(extra)
         first = first_rows(ids)

@@ -214,6 +214,18 @@ class _SlotChecker:
         return self.spellings.domain(domain)
 
 
+def unframed_services(gold: GoldTurn, pred: PredTurn) -> list[str]:
+    """The services of the gold turn's frames that the predicted SGD-style frames lack
+    (names compared ignoring case); ``[]`` when the prediction has no frames at all (a flat
+    state) or the gold turn none."""
+    frames = pred.frames
+    if frames is None or not gold.frames or (  # the common case: the gold's one frame
+            len(frames) == len(gold.frames) == 1 and frames[0].service == gold.frames[0].service):
+        return []
+    framed = {frame.service.lower() for frame in frames}
+    return [f.service for f in gold.frames if f.service.lower() not in framed]
+
+
 def _state_problem(gold: GoldTurn, pred: PredTurn) -> tuple[str, str] | None:
     """``(kind, message)`` when a predicted turn predicts no state for (part of) the gold
     turn: no ``state`` at all, or no SGD frame for a service of the gold turn. Scored as
@@ -221,15 +233,11 @@ def _state_problem(gold: GoldTurn, pred: PredTurn) -> tuple[str, str] | None:
     if pred.state is None:
         return ("missing_state", "the turn has no predicted state; scored as missing for DST"
                 + (" (its response is scored)" if pred.response is not None else ""))
-    frames = pred.frames
-    if frames is not None and gold.frames and not (  # the common case: the gold's one frame
-            len(frames) == len(gold.frames) == 1 and frames[0].service == gold.frames[0].service):
-        framed = {frame.service.lower() for frame in frames}
-        lacking = [f.service for f in gold.frames if f.service.lower() not in framed]
-        if lacking:
-            return ("missing_frame", f"no predicted frame for service {', '.join(lacking)} "
-                    "of the gold turn; scored as missing (the frame under sgd-official, the "
-                    "turn under a turn-level profile)")
+    lacking = unframed_services(gold, pred)
+    if lacking:
+        return ("missing_frame", f"no predicted frame for service {', '.join(lacking)} "
+                "of the gold turn; scored as missing (the frame under sgd-official, the "
+                "turn under a turn-level profile)")
     return None
 
 

@@ -24,7 +24,7 @@ from functools import cache
 import numpy as np
 
 from dst_eval import corpora
-from dst_eval.alignment import Alignment, TurnPairs
+from dst_eval.alignment import Alignment, TurnPairs, unframed_services
 from dst_eval.config import corpus_config
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldTurn
@@ -135,14 +135,7 @@ def has_state(gold: GoldTurn, pred: PredTurn | None) -> bool:
     """Whether ``pred`` predicts the turn's state: a turn exists, gives a ``state`` (a turn
     object with a response only does not), and -- SGD-style frames -- has a frame for
     every service the gold turn has one for (service names compared ignoring case)."""
-    if pred is None or pred.state is None:
-        return False
-    frames = pred.frames
-    if frames is None or not gold.frames or (
-            len(frames) == len(gold.frames) == 1 and frames[0].service == gold.frames[0].service):
-        return True
-    framed = {frame.service.lower() for frame in frames}
-    return all(frame.service.lower() in framed for frame in gold.frames)
+    return pred is not None and pred.state is not None and not unframed_services(gold, pred)
 
 
 def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:

@@ -120,11 +120,10 @@ def files_digest(files: Iterable[GoldFile]) -> str:
     joined = "\n".join(sorted(f.sha256 for f in files))
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
-def paths_digest(paths: Iterable[Path]) -> str:
-    """:func:`files_digest` of the content of ``paths`` (files): what a resource the loaders
-    do not read through a :class:`FileLog` contributes to a signature."""
-    return files_digest([resolved(gold_file(str(path), Path(path).read_bytes()))
-                         for path in paths])
+def paths_files(paths: Iterable[Path]) -> list[GoldFile]:
+    """:class:`GoldFile` records of ``paths`` (files) read for their digest only: resources
+    whose readers do not go through a :class:`FileLog`, for a signature."""
+    return [resolved(gold_file(str(path), Path(path).read_bytes())) for path in paths]
 
 
 def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:

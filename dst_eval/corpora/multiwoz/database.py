@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 from rapidfuzz.fuzz import partial_ratio as _partial_ratio_upper_bound
 
+from dst_eval.corpora.layout import FileLog
 from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_value
 from dst_eval.errors import GoldDataError
-from dst_eval.jsonio import read_json
 from dst_eval.metrics.fuzzy import partial_ratio
 
 DATABASE_DOMAINS: tuple[str, ...] = ("restaurant", "attraction", "hotel", "train")
@@ -162,7 +162,9 @@ class _Column:
 class MultiwozDatabase:
     """Venue tables + mwzeval's ``query`` with a cache (see the module docstring)."""
 
-    def __init__(self, tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
+    def __init__(self, tables: Mapping[str, Sequence[Mapping[str, Any]]],
+                 files: tuple = ()) -> None:
+        self.files = files  # GoldFile of each table read (:meth:`load`), for the signature
         self._ids: dict[str, list[str]] = {}
         self._columns: dict[str, dict[str, _Column]] = {}
         self._cache: dict[tuple, tuple[tuple[str, ...], frozenset[str]]] = {}
@@ -186,9 +188,10 @@ class MultiwozDatabase:
         """Read the four ``<domain>_db.json`` tables of a MultiWOZ ``db/`` folder."""
         db_dir = Path(db_dir)
         tables: dict[str, list[dict[str, Any]]] = {}
+        log = FileLog()
         for domain in DATABASE_DOMAINS:
             path = db_dir / f"{domain}_db.json"
-            rows = read_json(path, error=GoldDataError)
+            rows = log.read_json(path)
             if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
                 raise GoldDataError("expected a JSON list of venue objects", file=str(path))
             if not rows:
@@ -197,7 +200,7 @@ class MultiwozDatabase:
             if any(id_column not in r for r in rows):
                 raise GoldDataError(f"a venue lacks the {id_column!r} field", file=str(path))
             tables[domain] = rows
-        return cls(tables)
+        return cls(tables, files=log.files)
 
     def columns(self, domain: str) -> tuple[str, ...]:
         """Queryable columns of a domain (empty for domains without a table)."""

@@ -26,8 +26,8 @@ import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import paths_digest
-from dst_eval.corpora.multiwoz.database import DATABASE_DOMAINS
+from dst_eval.corpora.layout import files_digest, paths_files
+from dst_eval.corpora.multiwoz.database import MultiwozDatabase
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.metrics.base import Metric, TurnTable, ratio
@@ -62,12 +62,12 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     return None
 
 
-def _resources_digest(db: Path, goals: Path | None, resources: ResponseResources) -> str:
+def _resources_digest(database: MultiwozDatabase, goals: Path | None,
+                      resources: ResponseResources) -> str:
     """The content digest (8 hex digits) of every response resource read: the database
-    tables, and the goals, references and gold states files when given."""
-    files = [db / f"{domain}_db.json" for domain in DATABASE_DOMAINS]
-    files += [Path(p) for p in (goals, resources.references, resources.gold_states) if p]
-    return paths_digest(files)[:8]
+    tables (as read), and the goals, references and gold states files when given."""
+    given = [Path(p) for p in (goals, resources.references, resources.gold_states) if p]
+    return files_digest([*database.files, *paths_files(given)])[:8]
 
 
 def _not_applicable(reason: str, target: Result | None) -> Result:
@@ -90,7 +90,6 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     if db is None:
         return _not_applicable("no MultiWOZ database: pass --db DIR (restaurant_db.json, "
                                "hotel_db.json, attraction_db.json, train_db.json)", target)
-    from dst_eval.corpora.multiwoz.database import MultiwozDatabase
     from dst_eval.corpora.multiwoz.engine import score_responses
     from dst_eval.corpora.multiwoz.response_gold import response_gold, with_mwz21_annotations
 
@@ -128,7 +127,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
                           "tok": "13a", "bleu": "corpus",
-                          "res": _resources_digest(db, data, resources)},
+                          "res": _resources_digest(database, data, resources)},
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,

@@ -41,7 +41,7 @@ from dst_eval.metrics import turn_table
 from dst_eval.metrics.jga import JointGoalAccuracy
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.strict import predicted_mask, scored_pairs
+from dst_eval.profiles.strict import predicted_mask, predicted_states, scored_pairs
 from dst_eval.result import Result
 
 NORMALISATION = "despace+lower"
@@ -89,6 +89,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                   if corpora.get(gold_set.corpus).slot_universe == "dialogue-services" else None)
     gold_states, pred_states, ids = [], [], []
     pairs = scored_pairs(alignment, options)
+    present = predicted_states(pairs)
     for turn, pred in pairs:
         universe = _universe(gold_set, turn, services[turn.dialogue_id])
         gold = {}
@@ -107,7 +108,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         pred_states.append(predicted)
         ids.append(turn.dialogue_id)
     table = turn_table(gold_states, pred_states, dialogue_ids=ids, fga_lambdas=(),
-                       value_match=_hedged_match, predicted=predicted_mask(pairs, options))
+                       value_match=_hedged_match, predicted=predicted_mask(present, options))
     sums = table.sums(("correct", "wrong", "missing", "extra"))
     tp = sums["correct"]
     fp = sums["wrong"] + sums["extra"]

@@ -41,7 +41,7 @@ from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
-from dst_eval.profiles.strict import has_state, predicted_mask, scored_pairs
+from dst_eval.profiles.strict import predicted_mask, predicted_states, scored_pairs
 from dst_eval.result import Result
 
 BOOK_PREFIX = "book_"
@@ -108,12 +108,13 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     gold_set = alignment.gold
     order = _slot_order(gold_set.slots or corpus_config(gold_set.corpus).slots)
     pairs = scored_pairs(alignment, options)
+    present = predicted_states(pairs)
     turns = [g for g, _ in pairs]
     ids = [t.dialogue_id for t in turns]
     gold = [state_items({k: v[0] for k, v in t.state.items() if v}, order) for t in turns]
     pred = [_predicted_items(p, order) for _, p in pairs]
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
-                       dialogue_ids=ids, fga_lambdas=(), predicted=predicted_mask(pairs, options))
+                       dialogue_ids=ids, fga_lambdas=(), predicted=predicted_mask(present, options))
     metrics = [JointGoalAccuracy(), SlotF1PerTurnMacro()]
     if options.metrics:
         metrics = [m for m in metrics if m.name in options.metrics]
@@ -147,7 +148,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     official: dict[str, float | int] = {OFFICIAL_NAMES[k]: v for k, v in scores.items()}
     official["count"] = len(turns)
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
-                "predicted": [has_state(g, p) for g, p in pairs]}
+                "predicted": present.tolist()}
     per_turn.update(table.columns)
     return (result or Result()).add(
         scores=scores,

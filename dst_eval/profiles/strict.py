@@ -146,14 +146,16 @@ def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
     return alignment.pairs
 
 
-def predicted_mask(pairs: Sequence[tuple[GoldTurn, PredTurn | None]], options: EvalOptions
-                   ) -> np.ndarray | None:
-    """``missing="wrong"``: the turns that have a predicted state (:func:`has_state`; False
-    = scored wrong, the ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None
-    otherwise (every turn scored as predicted, a missing one as an empty prediction)."""
-    if options.missing != "wrong":
-        return None
+def predicted_states(pairs: Sequence[tuple[GoldTurn, PredTurn | None]]) -> np.ndarray:
+    """:func:`has_state` of each pair (the per-turn ``predicted`` column)."""
     return np.fromiter((has_state(g, p) for g, p in pairs), dtype=bool, count=len(pairs))
+
+
+def predicted_mask(present: np.ndarray, options: EvalOptions) -> np.ndarray | None:
+    """``missing="wrong"``: ``present`` (:func:`predicted_states`; False = scored wrong, the
+    ``predicted`` mask of :func:`~dst_eval.metrics.turn_table`); None otherwise (every turn
+    scored as predicted, a missing one as an empty prediction)."""
+    return present if options.missing == "wrong" else None
 
 
 def domain_of(corpus: str) -> Callable[[str], str]:
@@ -230,6 +232,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     unset = unset_for(corpus, marker)
     preds = [p for _, p in pairs]
     pred = pred_states(preds, norm, options.dontcare, unset)
+    present = predicted_states(pairs)
     # scored only when the gold annotates them and the predictions carry them
     with_requested = (any(t.requested_slots for t in turns)
                       and any(p is not None and p.requested_slots is not None for p in preds))
@@ -244,7 +247,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         else None,
         intents_true=[t.active_intents for t in turns] if with_intents else None,
         intents_pred=[p.active_intents if p else None for p in preds] if with_intents else None,
-        predicted=predicted_mask(pairs, options),
+        predicted=predicted_mask(present, options),
     )
     n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
     metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,
@@ -258,7 +261,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
                         gold_set.seen_services)
     per_turn = {"dialogue_id": [t.dialogue_id for t in turns],
                 "turn_index": [t.turn_index for t in turns],
-                "predicted": [has_state(g, p) for g, p in pairs]}
+                "predicted": present.tolist()}
     per_turn.update(table.columns)
     notes = []
     if not n_slots:

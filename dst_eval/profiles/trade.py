@@ -50,7 +50,7 @@ from dst_eval.metrics.trade_accuracy import TradeSlotAccuracy, trade_slot_errors
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredTurn
-from dst_eval.profiles.strict import has_state, predicted_mask, scored_pairs
+from dst_eval.profiles.strict import predicted_mask, predicted_states, scored_pairs
 from dst_eval.result import Result
 
 NONE_VALUE = "none"
@@ -128,7 +128,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     turns = [g for g, _ in pairs]
     pred = [_pred_items(p, options.dontcare) for _, p in pairs]
     ids = [t.dialogue_id for t in turns]
-    predicted = predicted_mask(pairs, options)
+    present = predicted_states(pairs)
+    predicted = predicted_mask(present, options)
     table = turn_table([{i: (i,) for i in g} for g in gold], [{i: i for i in p} for p in pred],
                        dialogue_ids=ids, fga_lambdas=(), predicted=predicted)
     table.columns["trade_errors"] = trade_slot_errors(gold, pred)
@@ -164,7 +165,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     if options.normalisation:
         notes.append("--norm is ignored by the trade profile (TRADE compares exact strings)")
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t in turns],
-                "predicted": [has_state(g, p) for g, p in pairs]}
+                "predicted": present.tolist()}
     per_turn.update(table.columns)
     return (result or Result()).add(
         scores=scores,

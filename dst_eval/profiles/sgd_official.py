@@ -144,13 +144,13 @@ def _hyp_frame(frames: tuple[PredFrame, ...], service: str) -> PredFrame | None:
     for frame in reversed(frames):
         if frame.service.lower() == lowered:
             cut = len(frame.service) + 1  # frame_slot_key: "<service>-<name>"
-            values = {frame_slot_key(service, key[cut:]): value
-                      for key, value in frame.slot_values.items()}
-            written = frame.written and MappingProxyType({
-                frame_slot_key(service, key[cut:]): value
-                for key, value in frame.written.items()})
-            return msgspec.structs.replace(frame, service=service, written=written,
-                                           slot_values=MappingProxyType(values))
+
+            def rekeyed(mapping: Mapping, cut: int = cut) -> Mapping:
+                return MappingProxyType({frame_slot_key(service, key[cut:]): value
+                                         for key, value in mapping.items()})
+            return msgspec.structs.replace(frame, service=service,
+                                           slot_values=rekeyed(frame.slot_values),
+                                           written=frame.written and rekeyed(frame.written))
     return None
 
 

@@ -443,7 +443,10 @@ def expected_jmultiwoz_states(dialogues: dict, names: list[str]
 def test_jmultiwoz_release_layout(jmultiwoz_sample: Path) -> None:
     raw = json.loads((jmultiwoz_sample / "dialogues.json").read_text("utf-8"))
     split_list = json.loads((jmultiwoz_sample / "split_list.json").read_text("utf-8"))
-    gold = load_gold(jmultiwoz_sample)
+    with pytest.raises(UsageError, match=r"holds the splits train, dev, test \(by "
+                       r"split_list.json\); name one with --split"):
+        load_gold(jmultiwoz_sample)  # as for MultiWOZ's list files: no default split
+    gold = load_gold(jmultiwoz_sample, split="test")
     assert detect_corpus(jmultiwoz_sample) == "jmultiwoz"
     assert (gold.split, len(gold), gold.n_turns) == ("test", 3, 12)
     assert [d.dialogue_id for d in gold] == split_list["test"]
@@ -453,12 +456,36 @@ def test_jmultiwoz_release_layout(jmultiwoz_sample: Path) -> None:
         assert [d.dialogue_id for d in other] == split_list[split]
         assert states(other) == expected_jmultiwoz_states(raw, split_list[split])
     assert jmultiwoz.load(jmultiwoz_sample, split="validation").split == "dev"
-    assert states(jmultiwoz.load(jmultiwoz_sample / "dialogues.json")) == states(gold)
+    assert states(jmultiwoz.load(jmultiwoz_sample / "dialogues.json", split="test")) == \
+        states(gold)
+
     assert len(corpus_config("jmultiwoz").slots) == 43
 
 
+def test_split_lists_naming_one_split_need_no_split(jmultiwoz_sample: Path,
+                                                   gold_samples: Path, tmp_path: Path) -> None:
+    """A folder or split list holding one split is that split; several need ``--split``
+    (CrossWOZ ``test.json`` + ``val.json`` too), as for SGD and MultiWOZ."""
+    split_list = json.loads((jmultiwoz_sample / "split_list.json").read_text("utf-8"))
+    folder = tmp_path / "jmw"
+    folder.mkdir()
+    shutil.copy(jmultiwoz_sample / "dialogues.json", folder / "dialogues.json")
+    (folder / "split_list.json").write_text(json.dumps(
+        {"train": [], "dev": split_list["dev"], "test": []}), "utf-8")
+    gold = jmultiwoz.load(folder)
+    assert (gold.split, [d.dialogue_id for d in gold]) == ("dev", split_list["dev"])
+    cw = tmp_path / "cw"
+    cw.mkdir()
+    shutil.copy(gold_samples / "crosswoz" / "test.json", cw / "val.json")
+    assert crosswoz.load(cw).split == "val"  # one file: its split
+    shutil.copy(gold_samples / "crosswoz" / "test.json", cw / "test.json")
+    with pytest.raises(UsageError, match="holds the splits val, test; name one with --split"):
+        crosswoz.load(cw)
+    assert crosswoz.load(cw, split="test").split == "test"
+
+
 def test_jmultiwoz_specific_turns(jmultiwoz_sample: Path) -> None:
-    gold = jmultiwoz.load(jmultiwoz_sample)
+    gold = jmultiwoz.load(jmultiwoz_sample, split="test")
     hotel = gold.get("dialogue_9001AbCd")
     booked = hotel.turns[2]
     assert dict(booked.state) == {
@@ -509,7 +536,7 @@ def test_jmultiwoz_hf_layout_and_zip(jmultiwoz_sample: Path, tmp_path: Path) -> 
     assert hf.split == "test"
     assert states(hf) == expected_jmultiwoz_states(raw, split_list["test"])
     assert hf.get("dialogue_9002EfGh").services == ("restaurant", "taxi")
-    release = jmultiwoz.load(jmultiwoz_sample)
+    release = jmultiwoz.load(jmultiwoz_sample, split="test")
     assert hf.get("dialogue_9001AbCd").goal == release.get("dialogue_9001AbCd").goal
     assert hf.get("dialogue_9001AbCd").goal["hotel"]["reqt"] == ("name",)
 
@@ -518,7 +545,7 @@ def test_jmultiwoz_hf_layout_and_zip(jmultiwoz_sample: Path, tmp_path: Path) -> 
         for name in ("dialogues.json", "split_list.json"):
             zf.write(jmultiwoz_sample / name, f"JMultiWOZ_1.0/{name}")
     assert jmultiwoz.sniff(archive) and detect_corpus(archive) == "jmultiwoz"
-    assert states(jmultiwoz.load(archive)) == states(hf)
+    assert states(jmultiwoz.load(archive, split="test")) == states(hf)
 
 
 def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
@@ -529,14 +556,14 @@ def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
     del raw["dialogue_9002EfGh"]["turns"][3]["dialogue_state"]
     (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
     with pytest.raises(GoldDataError, match="no dialogue_state") as info:
-        jmultiwoz.load(folder)
+        jmultiwoz.load(folder, split="test")
     assert "dialogue dialogue_9002EfGh" in str(info.value) and "turn 3" in str(info.value)
     with pytest.raises(UsageError, match="unknown JMultiWOZ split"):
         jmultiwoz.load(jmultiwoz_sample, split="extra")
     del raw["dialogue_9003IjKl"]
     (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
     with pytest.raises(GoldDataError, match="not in dialogues.json"):
-        jmultiwoz.load(folder)
+        jmultiwoz.load(folder, split="test")
 
 
 # ----------------------------------------------------------------------------- detection
@@ -592,7 +619,7 @@ def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples:
         str(folder / "gem_card_examples.json"),
         str(folder / "sample_train100_original_format.json")]
     # JMultiWOZ: dialogues.json and split_list.json; a zip is one file
-    sample = jmultiwoz.load(gold_samples / "jmultiwoz")
+    sample = jmultiwoz.load(gold_samples / "jmultiwoz", split="test")
     assert sorted(recorded(sample)) == sorted(
         [sha256_of(gold_samples / "jmultiwoz" / "dialogues.json"),
          sha256_of(gold_samples / "jmultiwoz" / "split_list.json")])
@@ -600,7 +627,7 @@ def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples:
     with zipfile.ZipFile(archive, "w") as out:
         for name in ("dialogues.json", "split_list.json"):
             out.write(gold_samples / "jmultiwoz" / name, f"JMultiWOZ_1.0/{name}")
-    zipped = jmultiwoz.load(archive)
+    zipped = jmultiwoz.load(archive, split="test")
     assert recorded(zipped) == [sha256_of(archive)] and states(zipped) == states(sample)
 
 

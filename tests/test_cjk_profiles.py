@@ -46,7 +46,7 @@ def risawoz_gold(shared_dir: Path) -> GoldSet:
 
 @pytest.fixture(scope="session")
 def jmultiwoz_gold(gold_samples: Path) -> GoldSet:
-    return jmultiwoz.load(gold_samples / "jmultiwoz")
+    return jmultiwoz.load(gold_samples / "jmultiwoz", split="test")
 
 
 @pytest.fixture(scope="session")
@@ -340,7 +340,7 @@ def test_missing_turns_reported_and_scored(golds, corpus: str, tmp_path: Path) -
 
 def sample_alignment(gold_samples: Path, corpus: str) -> Alignment:
     folder = gold_samples / corpus
-    gold = load_gold(folder)
+    gold = load_gold(folder, split="test" if corpus == "jmultiwoz" else None)
     return align(gold, read_predictions(folder / "predictions.json", corpus=corpus))
 
 
@@ -478,7 +478,7 @@ def test_jmultiwoz_inference_output_read_as_the_official_script(gold_samples: Pa
                                                                  tmp_path: Path,
                                                                  kind: str) -> None:
     folder = gold_samples / "jmultiwoz"
-    gold_set = load_gold(folder)
+    gold_set = load_gold(folder, split="test")
     release = json.loads((folder / "dialogues.json").read_text("utf-8"))
     gold = {d.dialogue_id: release[d.dialogue_id] for d in gold_set}
     hyp = _perturbed_inference(gold, kind)

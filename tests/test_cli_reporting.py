@@ -69,13 +69,13 @@ def test_bad_reporting_options_are_usage_errors(capsys, argv):
 
 
 def test_metrics_limit_response_metrics_too(capsys):
-    full = evaluate(JMWZ / "predictions.json", gold=JMWZ)
+    full = evaluate(JMWZ / "predictions.json", gold=JMWZ, split="test")
     assert "bleu_corpus" in full.scores and "joint_goal_accuracy" in full.scores
-    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "-m",
+    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "--split", "test", "-m",
                        "joint_goal_accuracy", "-f", "json")
     assert code == 0 and list(json.loads(out)["scores"]) == ["joint_goal_accuracy"]
-    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "-m", "bleu_corpus",
-                       "-f", "json")
+    code, out, _ = run(capsys, JMWZ / "predictions.json", "--gold", JMWZ, "--split", "test",
+                       "-m", "bleu_corpus", "-f", "json")
     assert json.loads(out)["scores"] == {
         "bleu_corpus": pytest.approx(full.scores["bleu_corpus"], abs=1e-12)}
 
@@ -197,8 +197,8 @@ def test_units_are_stated_and_counts_are_integers(capsys, tmp_path):
 
 def test_html_renders_nested_counts_as_a_table(capsys, tmp_path):
     page = tmp_path / "r.html"
-    assert run(capsys, "report", JMWZ / "predictions.json", "--gold", JMWZ, "--html", page,
-               "-q")[0] == 0
+    assert run(capsys, "report", JMWZ / "predictions.json", "--gold", JMWZ, "--split", "test",
+               "--html", page, "-q")[0] == 0
     text = page.read_text()
     assert "{&#x27;" not in text and "{'" not in text  # no raw Python dict
     cells = re.findall(r"<td>(responses|scored_turns|dialogues)</td><td[^>]*>([^<]*)<", text)

@@ -449,7 +449,7 @@ def test_mwzeval_counts_and_responses_in_chromium(chromium, gold_samples, tmp_pa
     assert any(re.fullmatch(r"hotel\s+100\.00\s+95\.83\s+97\.87\s+23\s+0\s+1", line.strip())
                for line in lines), [line for line in lines if "hotel" in line]
     jmwz = gold_samples / "jmultiwoz"
-    report = evaluate(jmwz / "predictions.json", gold=jmwz)
+    report = evaluate(jmwz / "predictions.json", gold=jmwz, split="test")
     run = render(chromium, render_report_html(report), tmp_path, name="responses")
     assert_clean(run, plots=len(run.probe.get("plots") or []),
                  title="dst-eval report: predictions.json")

@@ -43,7 +43,7 @@ GOLD = {  # corpus -> (path under ../shared or gold_samples, split)
     "sgd": ("shared", "corpora/sgd", "dev"),
     "crosswoz": ("shared", "corpora/crosswoz/val.json.zip", None),
     "risawoz": ("shared", "corpora/risawoz/sample_train100_original_format.json", None),
-    "jmultiwoz": ("samples", "jmultiwoz", None),  # not in ../shared: the sample release
+    "jmultiwoz": ("samples", "jmultiwoz", "test"),  # not in ../shared: the sample release
 }
 NOT_DST = ("inform", "success", "combined", "entity_inform_rate", "avg_lengths", "entropy",
            "cond_entropy", "msttr", "num_", "bleu")

@@ -22,7 +22,8 @@ GOLD = {"multiwoz22": SAMPLES / "multiwoz22", "multiwoz21": SAMPLES / "multiwoz2
 # scores that are not DST fractions: response metrics (ceilings below 1 by construction)
 NOT_DST = ("inform", "success", "combined", "entity_inform_rate", "avg_lengths", "entropy",
            "cond_entropy", "msttr", "num_")
-SPLITS = {"multiwoz21": ("test", "dev")}  # its data.json holds both (by its list files)
+SPLITS = {"multiwoz21": ("test", "dev"),  # its data.json holds both (by its list files)
+          "jmultiwoz": ("test", "dev")}  # so does the sample's split_list.json
 FORMAT_BOUND = {"trippy"}  # scores TripPy pred_res files only: tests/test_trippy_profile.py
 CASES = [(corpus, split, profile) for corpus in GOLD for split in SPLITS.get(corpus, (None,))
          for profile in corpus_config(corpus).profiles if profile not in FORMAT_BOUND]

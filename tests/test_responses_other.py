@@ -188,7 +188,7 @@ def risawoz_db_raw(shared_dir) -> dict:
 
 @pytest.fixture(scope="module")
 def jmultiwoz_gold(gold_samples) -> GoldSet:
-    return load_gold(gold_samples / "jmultiwoz", corpus="jmultiwoz")
+    return load_gold(gold_samples / "jmultiwoz", corpus="jmultiwoz", split="test")
 
 
 # ---------------------------------------------------------------- independent RiSAWOZ count

@@ -13,7 +13,8 @@ Accepted inputs
 * ``test.json`` / ``val.json`` / ``train.json``, or the same zipped (``.json.zip``):
   ``{dialogue_id: {"sys-usr", "goal", "messages": [...], "final_goal", "task description",
   "type"}}``;
-* a directory holding those files (``split`` picks one; default ``test``);
+* a directory holding those files (``split`` picks one; a directory holding several
+  needs it: a usage error without, as for the other corpora; one file is its split);
 * the GEM/HF layout: a JSON list or JSONL of records ``{"dialog_id", "messages":
   {"content": [...], "role": [...], "dialog_act": [...], "sys_state_init": [...], ...},
   "goal": [[id, domain, slot, value, mentioned], ...], "type", ...}`` where goal values
@@ -51,7 +52,7 @@ from dst_eval.corpora.layout import (
     read_head,
     split_from_name,
 )
-from dst_eval.errors import GoldDataError
+from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from dst_eval.jsonio import decode_typed, parse_json_bytes
 
@@ -139,7 +140,10 @@ def _resolve(path: Path, split: str | None) -> tuple[Path, str | None]:
         split = SPLIT_ALIASES.get(split.lower(), split.lower())
     if path.is_dir():
         files = _split_files(path)
-        wanted = split or "test"
+        if split is None and len(files) > 1:
+            raise UsageError(f"{path} holds the splits {', '.join(files)}; name one with "
+                             "--split")
+        wanted = split or next(iter(files), "test")
         if wanted not in files:
             have = ", ".join(files) or "none"
             raise GoldDataError(f"no CrossWOZ {wanted!r} split file (test.json[.zip], "

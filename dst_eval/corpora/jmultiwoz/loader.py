@@ -26,8 +26,9 @@ Accepted inputs: the release directory (``dialogues.json``, ``split_list.json``,
 ``ontology.json``; also one level down in ``JMultiWOZ_1.0/``), its zip, ``dialogues.json``
 itself, or the HF layout: a JSON list or JSONL of dialogue records whose states are lists
 of ``{"domain", "slot", "value"}`` (or the same as columns), turns possibly as columns.
-``split`` (``train``, ``dev``, ``test``; default ``test``) selects dialogues through
-``split_list.json`` when there is one.
+``split`` (``train``, ``dev``, ``test``) selects dialogues through ``split_list.json``
+when there is one; with a ``split_list.json`` naming several splits it is required (a
+usage error without, as for MultiWOZ's list files and SGD's split folders).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     data, split_list, source = _read_release(path, log)
     records = dict(_iter_records(data, source))
     if split_list is not None:
-        split = split or "test"
+        split = split or _only_split(split_list, str(path))
         names = _split_names(split_list, split, source)
         missing = [n for n in names if n not in records]
         if missing:
@@ -163,10 +164,24 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     )
 
 
-def _split_names(split_list: Any, split: str, source: str) -> list[str]:
+def _only_split(split_list: Any, source: str) -> str:
+    """The one split ``split_list.json`` names dialogues for; several are a usage error."""
+    _check_split_list(split_list, source)
+    held = [str(name) for name, names in split_list.items() if names]
+    if len(held) != 1:
+        raise UsageError(f"{source} holds the splits {', '.join(held) or 'none'} (by "
+                         "split_list.json); name one with --split")
+    return held[0]
+
+
+def _check_split_list(split_list: Any, source: str) -> None:
     if not isinstance(split_list, Mapping):
         raise GoldDataError("split_list.json is not an object {split: [dialogue names]}",
                             file=source)
+
+
+def _split_names(split_list: Any, split: str, source: str) -> list[str]:
+    _check_split_list(split_list, source)
     if split not in split_list:
         raise UsageError(f"unknown JMultiWOZ split {split!r}; split_list.json has "
                          f"{', '.join(map(str, split_list))}")

@@ -218,11 +218,14 @@ UNSET_RULES: dict[str, Callable[[frozenset[str]], UnsetTest]] = {
 class Unset:
     """Which predicted values leave a slot unset for a profile: ``+``-joined
     :data:`UNSET_RULES` (``"blank+words"``) and the corpus's unset ``words`` (compared
-    with ``value.strip().lower()``; used by the ``words`` rule)."""
+    with ``value.strip().lower()``; used by the ``words`` rule), and ``literal``: one
+    string unset exactly as written (a prediction format's marker for an unset slot, such
+    as LDST's ``NONE``: ``None`` stays a value, as in that format's own postprocessing)."""
 
-    __slots__ = ("rules", "words", "test")
+    __slots__ = ("rules", "words", "literal", "test")
 
-    def __init__(self, rules: str = "blank", words: Iterable[str] = ()) -> None:
+    def __init__(self, rules: str = "blank", words: Iterable[str] = (),
+                 literal: str | None = None) -> None:
         names = [part.strip() for part in rules.split("+") if part.strip()]
         unknown = [name for name in names if name not in UNSET_RULES]
         if unknown:
@@ -243,10 +246,15 @@ class Unset:
             test = lambda value: first(value) or second(value)  # noqa: E731
         else:
             test = lambda value: any(t(value) for t in tests)  # noqa: E731
+        self.literal = literal
+        if literal is not None:
+            rule_test = test
+            test = lambda value: value == literal or rule_test(value)  # noqa: E731
         self.test: UnsetTest = test
 
     def __repr__(self) -> str:
-        return f"Unset({self.rules!r}, words={sorted(self.words)!r})"
+        literal = f", literal={self.literal!r}" if self.literal is not None else ""
+        return f"Unset({self.rules!r}, words={sorted(self.words)!r}{literal})"
 
     def __call__(self, value: str) -> bool:
         """True when ``value`` (as the file wrote it) leaves its slot unset."""

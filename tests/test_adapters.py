@@ -10,6 +10,7 @@ the reader-level tests check each format's quirks (turn keys, markers, ids).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -288,6 +289,31 @@ def test_ldst_positions_in_sgd_files_are_resolved_from_the_gold_folder(tmp_path,
     path.write_text("\n".join(wrong) + "\n", encoding="utf-8")
     with pytest.raises(PredictionError, match="not in the gold folder"):
         evaluate(path, gold=gold_dir)
+
+
+def test_ldst_marker_is_exact_so_the_sgd_value_none_is_a_value(tmp_path, gold_samples):
+    """LDST's unset literal is ``NONE`` as written (its postprocessing drops a slot only
+    when ``val == "NONE"``); SGD has the value ``None`` (``Media_2-subtitle_language``),
+    which must stay a value: a perfect copy of a gold holding it scores JGA 1."""
+    gold_dir = tmp_path / "sgd"
+    shutil.copytree(gold_samples / "sgd", gold_dir)
+    dialogues = json.loads((gold_dir / "dialogues_001.json").read_text(encoding="utf-8"))
+    changed = 0
+    for dialogue in dialogues:
+        for turn in dialogue["turns"]:
+            for frame in turn["frames"] if turn["speaker"] == "USER" else ():
+                for slot in frame["state"]["slot_values"]:
+                    frame["state"]["slot_values"][slot] = ["None"]
+                    changed += 1
+                    break
+    assert changed
+    (gold_dir / "dialogues_001.json").write_text(json.dumps(dialogues), encoding="utf-8")
+    path = tmp_path / "results.txt"
+    path.write_text("\n".join(_sgd_ldst_lines(gold_dir)) + "\n", encoding="utf-8")
+    assert "['None']" in path.read_text(encoding="utf-8")
+    result = evaluate(path, gold=gold_dir)
+    assert result.scores["joint_goal_accuracy"] == 1.0 and result.scores["slot_f1"] == 1.0
+    assert "|format-unset:NONE|" in str(result.signature)
 
 
 def test_ldst_none_is_unset_under_strict_and_a_value_under_sgd_official(tmp_path,

@@ -64,11 +64,12 @@ def unset_for(corpus: str, marker: str | None = None) -> Unset:
     """The strict profile's :class:`Unset` for ``corpus`` (words: ``[values] unset``), plus
     ``marker``: the literal the predictions' format writes for every unset slot (TripPy
     ``none``, LDST ``NONE``; ``PredictionSet.metadata[UNSET_MARKER]``), which is unset
-    whatever the corpus (the format says so, not the value)."""
+    whatever the corpus (the format says so, not the value) -- exactly as written: SGD's
+    value ``None`` (``Media_2-subtitle_language``) stays a value under LDST's ``NONE``."""
     words = corpus_config(corpus).raw.get("values", {}).get("unset", [])
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise UsageError(f"configs/{corpus}.toml: [values] unset must be a list of strings")
-    return Unset(UNSET_RULES, [*words, marker] if marker is not None else words)
+    return Unset(UNSET_RULES, words, literal=marker)
 
 
 def format_marker(alignment: Alignment) -> str | None:

@@ -460,3 +460,29 @@ def test_reading_speed(mwzeval_predictions):
         read_predictions(path, corpus="multiwoz22")
         best = min(best, time.process_time() - start)
     assert best < 0.25, f"reading a 3 MB mwzeval file took {best:.3f} s of CPU"
+
+
+def test_turn_keys_that_are_not_read_are_named_and_a_file_of_none_is_refused(tmp_path):
+    """A state under ``belief_state`` is not read: one ``unknown_key`` Issue names each
+    such key with its count. Turn objects that never hold a key that is read (MTTOD/UBAR
+    raw output: ``bspn_gen``, ``resp_gen``) are exit 3, not 'empty turn objects'."""
+    state = {"hotel": {"area": "north"}}
+    renamed = {"d1": [{"belief_state": state, "response": "ok"}, {"response": "fine"}],
+               "d2": [{"belief_state": state, "response": "ok", "turn_num": 0}]}
+    preds = read_predictions(write_json(tmp_path / "p.json", renamed), corpus="multiwoz21")
+    [issue] = [i for i in preds.issues if i.kind == "unknown_key"]
+    assert (issue.dialogue, issue.turn, issue.severity) == ("d1", 0, "warning")
+    assert "'belief_state' (2 turns), 'turn_num' (1 turn)" in issue.message
+    assert all(t.state is None for ts in preds.dialogues.values() for t in ts)
+    raw = {"d1": [{"bspn_gen": "[hotel] area north", "resp_gen": "ok", "dial_id": "d1"}]}
+    with pytest.raises(PredictionError, match=r"no turn object holds a key dst-eval reads .* "
+                       r"found 'bspn_gen' \(1 turn\)"):
+        read_predictions(write_json(tmp_path / "raw.json", raw), corpus="multiwoz21")
+    # JSONL: dialogue_id and turn_index place the record; only other keys are unknown
+    rows = [{"dialogue_id": "d1", "turn_index": 0, "state": state},
+            {"dialogue_id": "d1", "turn_index": 1, "state": state, "gold_state": state}]
+    jsonl = read_predictions(write_jsonl(tmp_path / "p.jsonl", rows), corpus="multiwoz21")
+    [issue] = [i for i in jsonl.issues if i.kind == "unknown_key"]
+    assert issue.turn == 1 and "'gold_state' (1 turn)" in issue.message
+    clean = read_predictions(write_jsonl(tmp_path / "c.jsonl", rows[:1]), corpus="multiwoz21")
+    assert "unknown_key" not in kinds(clean)

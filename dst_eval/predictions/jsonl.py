@@ -39,6 +39,8 @@ from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.turns import TurnReader
 
 _GAP = PredTurn()
+JSONL_PLACING = frozenset({"dialogue_id", "turn_index"})
+"""The keys that place a JSONL record (read here, not by :class:`TurnReader`)."""
 
 
 def _records(content: Any, file: str) -> Iterator[tuple[str, Any]]:
@@ -141,6 +143,7 @@ def read_jsonl(content: Any, reader: TurnReader, data: bytes | None = None) -> P
             raise PredictionError(f"duplicate record: {earlier} and {place} both predict this "
                                   "turn", file=file, dialogue=dialogue, turn=index)
         by_dialogue.setdefault(dialogue, {})[index] = reader.turn(record, dialogue, index)
+    reader.check_keys()
     _check_duplicate_keys(content, data, keys, reader)
     check_gap_budget([max(turns) + 1 for turns in by_dialogue.values()], len(places), file)
     dialogues: dict[str, list[PredTurn]] = {}

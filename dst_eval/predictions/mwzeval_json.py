@@ -89,6 +89,7 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
             raise PredictionError(f"expected a list of turns, found {describe(turns)}",
                                   file=file, dialogue=dialogue)
         dialogues[dialogue] = [turn(t, dialogue, i) for i, t in enumerate(turns)]
+    reader.check_keys()
     _check_duplicate_keys(document, data, wrapped, reader)  # after: oversized values fail first
     return PredictionSet(file, "mwzeval", dialogues, reader.issues,
                          MappingProxyType(metadata))

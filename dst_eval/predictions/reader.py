@@ -65,7 +65,7 @@ from dst_eval.predictions.common import (
     show,
 )
 from dst_eval.predictions.detect import check_format, classify, detect_format, load, load_data
-from dst_eval.predictions.jsonl import read_jsonl
+from dst_eval.predictions.jsonl import JSONL_PLACING, read_jsonl
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.mwzeval_json import read_mwzeval
 from dst_eval.predictions.shards import merge_shards, shard_files
@@ -131,10 +131,9 @@ def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
     adapter = ADAPTERS.get(fmt)
     if adapter is not None:
         return adapter(content, source, corpus)
-    reader = TurnReader(source, corpus)
     if fmt == "jsonl":
-        return read_jsonl(content, reader, data)
-    return read_mwzeval(content, data, reader)
+        return read_jsonl(content, TurnReader(source, corpus, JSONL_PLACING), data)
+    return read_mwzeval(content, data, TurnReader(source, corpus))
 
 
 def read_predictions(path: str | Path, *, pred_format: str | None = None,

@@ -26,6 +26,11 @@ drops or rewrites a string -- what a value *means* is the profile's policy):
   values give Issue ``duplicate_slot``;
 * Issues: at most :data:`MAX_ISSUES_PER_KIND` per kind keep their place, one more Issue
   counts the rest (a file with a million hedged values stays small in memory);
+* a key of the turn object that is none of these (nor a key the format uses to place the
+  turn, such as JSONL's ``dialogue_id``/``turn_index``): one Issue ``unknown_key`` per
+  file naming each such key with its count (a state under ``belief_state`` is not read);
+  a file whose turn objects hold keys but never one of these is a
+  :class:`PredictionError` (MTTOD/UBAR raw ``bspn_gen``/``resp_gen`` output, say);
 * an object or any other JSON type, or a value longer than
   :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters:
   :class:`PredictionError` (so are slot keys longer than
@@ -43,6 +48,9 @@ from dst_eval.predictions.model import Issue, PredTurn
 from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
 
 _STR_TYPE = frozenset({str})
+TURN_KEYS = frozenset({"state", "response", "active_domains", "requested_slots",
+                       "active_intents", "active_intent"})
+"""The keys of a turn object that are read."""
 MAX_ISSUES_PER_KIND = 100
 """Issues of one kind kept with their place; the rest of that kind are counted."""
 
@@ -50,9 +58,15 @@ MAX_ISSUES_PER_KIND = 100
 class TurnReader:
     """Turns one turn object into a :class:`PredTurn`, recording Issues as it goes."""
 
-    def __init__(self, file: str, corpus: str | None) -> None:
+    def __init__(self, file: str, corpus: str | None,
+                 placing: frozenset[str] = frozenset()) -> None:
+        """``placing``: keys the format uses to place a turn (not :data:`TURN_KEYS`, not
+        unknown)."""
         self.file = file
         self.corpus = corpus
+        self._known = TURN_KEYS | placing
+        self._read_a_key = False  # some turn object holds a key of TURN_KEYS
+        self._unknown: dict[str, list] = {}  # key -> [count, dialogue, turn] of its first turn
         self._issues: list[Issue] = []
         self._counts: dict[str, int] = {}
         self._nested: dict[tuple[str, str], str] = {}
@@ -207,6 +221,10 @@ class TurnReader:
         if type(obj) is not dict:
             raise self.error(f"a turn must be a JSON object, found {describe(obj)}",
                              dialogue, turn)
+        if not self._known.issuperset(obj):
+            self._unknown_keys(obj, dialogue, turn)
+        if not self._read_a_key:
+            self._read_a_key = not TURN_KEYS.isdisjoint(obj)
         get = obj.get
         raw_state = get("state")
         state = duplicates = None
@@ -235,6 +253,35 @@ class TurnReader:
                         response=response, active_domains=domains,
                         raw_state=raw_state if state is not None else None,
                         duplicates=duplicates)
+
+    def _unknown_keys(self, obj: dict, dialogue: str, turn: int) -> None:
+        for key in obj:
+            if key not in self._known:
+                seen = self._unknown.get(key)
+                if seen is None:
+                    self._unknown[key] = [1, dialogue, turn]
+                else:
+                    seen[0] += 1
+
+    def check_keys(self) -> None:
+        """After the last turn: the Issue ``unknown_key`` naming every key of turn objects
+        that is not read, or a :class:`PredictionError` when no turn object held a key that
+        is (nothing in the file would be scored)."""
+        if not self._unknown:
+            return
+        found = sorted(self._unknown.items(), key=lambda item: (-item[1][0], item[0]))
+        listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
+                           for key, (count, _, _) in found[:8])
+        if len(found) > 8:
+            listed += f" and {len(found) - 8} more"
+        reads = ", ".join(sorted(TURN_KEYS))
+        if not self._read_a_key:
+            raise PredictionError(f"no turn object holds a key dst-eval reads ({reads}); "
+                                  f"found {listed}: convert the file (a state goes under "
+                                  "'state', a response under 'response')", file=self.file)
+        _, dialogue, turn = found[0][1]
+        self.issue("unknown_key", f"turn keys that are not read: {listed} (read: {reads})",
+                   dialogue, turn)
 
     def intents(self, raw: Any, dialogue: str, turn: int) -> MappingProxyType:
         if type(raw) is not dict:

@@ -287,8 +287,48 @@ def test_ldst_positions_in_sgd_files_are_resolved_from_the_gold_folder(tmp_path,
     (shards / "results_1.txt").unlink()
     wrong = [line.replace("dialogues_001.json", "dialogues_009.json") for line in lines]
     path.write_text("\n".join(wrong) + "\n", encoding="utf-8")
-    with pytest.raises(PredictionError, match="not in the gold folder"):
+    with pytest.raises(PredictionError, match="names no gold file read for this run"):
         evaluate(path, gold=gold_dir)
+    # a position names a file the gold loader read, never another one
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps([{"dialogue_id": "SECRET"}]), encoding="utf-8")
+    for name in ("../outside.json", str(outside)):
+        path.write_text("\n".join(line.replace("dialogues_001.json", name, 1)
+                                  for line in lines) + "\n", encoding="utf-8")
+        with pytest.raises(PredictionError, match="not a file name|names no gold file") as info:
+            evaluate(path, gold=gold_dir)
+        assert "SECRET" not in str(info.value)
+    wrapped = {"metadata": {"positional": True},  # a file claiming positions: same rule
+               "predictions": {f"{outside}#0": [{"state": {}}]}}
+    path.write_text(json.dumps(wrapped), encoding="utf-8")
+    with pytest.raises(PredictionError) as info:
+        evaluate(path, gold=gold_dir)
+    assert "SECRET" not in str(info.value)
+
+
+def test_ldst_positions_resolve_under_a_multiwoz22_root_and_split(tmp_path, gold_samples):
+    """DST-as-Prompting / LDST lines for MultiWOZ 2.2 (``dialogues_001.json|||<position>|||
+    <turn_id>|||<frame>|||hotel|||area|||['…']``) with ``--gold ROOT --split test``, as
+    with the split directory: a perfect copy scores 1."""
+    root = tmp_path / "mwz22"
+    (root / "test").mkdir(parents=True)
+    shutil.copy(gold_samples / "multiwoz22" / "dialogues_001.json", root / "test")
+    shutil.copy(gold_samples / "multiwoz22" / "schema.json", root / "schema.json")
+    dialogues = json.loads((root / "test" / "dialogues_001.json").read_text(encoding="utf-8"))
+    lines = []
+    for position, dialogue in enumerate(dialogues):
+        for turn in dialogue["turns"]:
+            if turn["speaker"] != "USER":
+                continue
+            for index, frame in enumerate(turn["frames"]):
+                for key, values in frame["state"]["slot_values"].items():
+                    domain, slot = key.split("-", 1)
+                    lines.append(f"dialogues_001.json|||{position}|||{turn['turn_id']}|||"
+                                 f"{index}|||{domain}|||{slot}|||{[values[0]]!r}")
+    path = tmp_path / "results.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert evaluate(path, gold=root, split="test").scores["joint_goal_accuracy"] == 1.0
+    assert evaluate(path, gold=root / "test").scores["joint_goal_accuracy"] == 1.0
 
 
 def test_ldst_marker_is_exact_so_the_sgd_value_none_is_a_value(tmp_path, gold_samples):

@@ -158,8 +158,11 @@ def _by_order(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
 
 
 def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
-    source = Path(gold.source)
-    folder = source if source.is_dir() else source.parent
+    """Positions ``<file>#<n>`` resolved in the gold file of that name that the gold loader
+    read (``GoldSet.files``): never any other file, whatever the name says (``../x.json``)."""
+    read: dict[str, list[str]] = {}
+    for gold_file in gold.files:
+        read.setdefault(Path(gold_file.path).name, []).append(gold_file.path)
     ids: dict[str, list[str]] = {}
     renamed: dict = {}
     for name, turns in predictions.dialogues.items():
@@ -168,13 +171,15 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
             renamed[name] = turns
             continue
         if file not in ids:
-            path = folder / file
-            if not path.is_file():
+            paths = read.get(file, [])
+            if len(paths) != 1:
+                where = "several gold files" if paths else "no gold file read for this run"
                 raise PredictionError(f"the dialogue field is a position in {file!r}, which "
-                                      f"is not in the gold folder {folder}; give the split "
-                                      "directory as --gold", file=predictions.source,
+                                      f"names {where} (read: "
+                                      f"{', '.join(sorted(read)[:5]) or 'none'}); give the "
+                                      "split as --gold", file=predictions.source,
                                       dialogue=name)
-            document = read_json(path, error=PredictionError)
+            document = read_json(paths[0], error=PredictionError)
             if not isinstance(document, list):
                 raise PredictionError(f"{path} is not a list of dialogues, so positions in it "
                                       "name nothing", file=predictions.source, dialogue=name)

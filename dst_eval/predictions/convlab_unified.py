@@ -1,7 +1,7 @@
 """ConvLab-3 unified-format DST predictions: the input of ConvLab/ConvLab-3
 ``convlab/dst/evaluate_unified_datasets.py``::
 
-    [{"dialogue_id": "PMUL1234.json", "utt_idx": 0, "speaker": "user",
+    [{"utt_idx": 0, "speaker": "user", "utterance": "...", "context": [...],
       "state": {"hotel": {"price range": "cheap", "area": ""}},
       "predictions": {"state": {"hotel": {"price range": "cheap", "area": ""}}}}, ...]
 
@@ -11,8 +11,10 @@ unified dialogue's turns, so the 0-based user turn is ``utt_idx // 2``). The sta
 ``book people``), spelled for the corpus; values are kept verbatim (``""`` is ConvLab's
 unset, ``a|b`` alternatives are reported, the ``convlab`` profile splits them).
 
-Current ConvLab-3 writes ``dialogue_id`` = the ORIGINAL dialogue id. Older outputs lack
-it: then the samples are cut into dialogues where ``utt_idx`` starts again, and the k-th
+ConvLab-3's writers of this file (``convlab/base_models/t5/dst/merge_predict_res.py`` over
+``load_unified_data`` samples) write no dialogue id; a file that adds ``dialogue_id``
+(the original id, ``PMUL1234.json``) is joined on it. Without it the samples are cut into
+dialogues where ``utt_idx`` starts again, and the k-th
 dialogue is the k-th dialogue of the gold split in ConvLab's unified order -- the order
 of the original data within the split (``data/unified_datasets/<corpus>/preprocess.py``
 walks ``data.json`` in file order). :mod:`dst_eval.predictions.bind` checks every

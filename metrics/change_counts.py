@@ -17,6 +17,20 @@ CO_DELETION = ("once", "reference")
 _ABSENT = object()  # "key not in the previous padded state" (distinct from None = dropped)
 
 
+def gold_changed(before: object, now: tuple[str, ...] | None) -> bool:
+    """Whether a gold slot's variants ``now`` are a change from ``before`` (its variants
+    at the previous turn; None: dropped; ``_ABSENT``/missing: not there). Variant lists
+    that share a value are the same value: SGD and MultiWOZ 2.2 gold add a spelling the
+    system echoed (``["9:30 am"]`` -> ``["9:30 am", "half past 9 in the morning"]``)
+    without any change by the user, and FGA, turn accuracy and GCA score the user's
+    changes."""
+    if before == now:
+        return False
+    if before is None or now is None or before is _ABSENT:
+        return True
+    return set(before).isdisjoint(now)  # type: ignore[arg-type]
+
+
 class ChangeCounter:
     """Per-dialogue state of :func:`compute_gca`'s loop; :meth:`step` gives one turn's counts."""
 
@@ -59,7 +73,8 @@ class ChangeCounter:
                 pred_now[key] = None
         past_gold, past_pred = self.past_gold, self.past_pred
         gold_get, pred_get = past_gold.get, past_pred.get
-        gold_diff = {k: v for k, v in gold_now.items() if gold_get(k, _ABSENT) != v}
+        gold_diff = {k: v for k, v in gold_now.items()
+                     if gold_get(k, _ABSENT) != v and gold_changed(gold_get(k, _ABSENT), v)}
         if absent:
             self.past_gold, self.past_pred = gold_now, pred_now
             return 0, 0, 0, len(gold_diff), 0

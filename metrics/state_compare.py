@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
-from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter
+from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
 from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
@@ -105,11 +105,13 @@ def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mappi
     """``(fga_ok, ta_ok)`` for one turn.
 
     ``fga_ok`` is Dey et al.'s (B_t − B_{t-1}) ⊆ P_t and (P_t − P_{t-1}) ⊆ B_t on
-    (slot, value) items: only additions and value changes are changes. ``ta_ok`` (turn
+    (slot, value) items: only additions and value changes are changes (gold variant lists
+    that share a value are one value: :func:`~.change_counts.gold_changed`). ``ta_ok`` (turn
     accuracy, ConvLab-3) also requires every deletion on one side to be one on the other.
     """
     for slot, variants in b_now.items():
-        if b_prev.get(slot) != variants:
+        before = b_prev.get(slot)
+        if before != variants and (before is None or gold_changed(before, variants)):
             pred = p_now.get(slot)
             if pred is None or not match(pred, variants):
                 return False, False

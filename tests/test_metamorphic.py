@@ -242,32 +242,47 @@ def expected_after_drop(gold: GoldSet, dropped: set[str]) -> dict[str, float]:
     with_intent = np.array([bool(t.active_intents) for t, _ in turns])
     if with_intent.any():
         exp["active_intent_accuracy"] = float(kept[with_intent].mean())
-    # GCA: every gold change of a kept dialogue is correct (c), of a dropped one missed (m);
+    # GCA: every change of a kept dialogue (gold, or the oracle's first variant) is correct
+    # (c), every gold change of a dropped one missed (m);
     # P = P_L = 1 and R = R_L = c/(c+m), so the weighted harmonic mean is
     # (2c + m) / (c + (c+m)^2 / c).
-    changes = {d.dialogue_id: gold_changes(d, gold.corpus) for d in gold}
-    c = sum(n for d, n in changes.items() if d not in dropped)
-    m = sum(n for d, n in changes.items() if d in dropped)
+    c = sum(gold_changes(d, gold.corpus, oracle=True) for d in gold
+            if d.dialogue_id not in dropped)
+    m = sum(gold_changes(d, gold.corpus) for d in gold if d.dialogue_id in dropped)
     if c:
         exp["granular_change_accuracy"] = (2 * c + m) / (c + (c + m) ** 2 / c)
     return exp
 
 
-def gold_changes(dialogue, corpus: str) -> int:
-    """The number of gold changes GCA counts in ``dialogue``: per turn, the (slot, value)
-    items of the padded state (every slot seen so far, ``None`` once dropped) that the
-    previous padded state lacks; values as the strict profile normalises them."""
+def gold_changes(dialogue, corpus: str, *, oracle: bool = False) -> int:
+    """The number of changes GCA counts in ``dialogue``: per turn, the slots of the padded
+    state (every slot seen so far, ``None`` once dropped) whose value the previous padded
+    state lacks; values as the strict profile normalises them, and gold variant lists that
+    share a spelling one value (a spelling added to the gold is no change). ``oracle``:
+    the turn's predicted state is the oracle's (each slot's first variant), and a slot whose
+    predicted value changes counts too (once, however both sides change)."""
     from dst_eval.options import EvalOptions
     from dst_eval.profiles.strict import gold_states, normalizer_for
 
     norm = normalizer_for(corpus, EvalOptions())
-    previous: dict[str, Any] = {}
+    gold_before: dict[str, Any] = {}
+    pred_before: dict[str, Any] = {}
     count = 0
-    for state in gold_states(list(dialogue.turns), norm, "value"):
-        now = dict.fromkeys(previous) | state
-        count += sum(1 for key, value in now.items()
-                     if key not in previous or previous[key] != value)
-        previous = now
+    for turn, state in zip(dialogue.turns, gold_states(list(dialogue.turns), norm, "value"),
+                           strict=True):
+        now = dict.fromkeys(gold_before) | state
+        changed = {key for key, value in now.items()
+                   if key not in gold_before or (gold_before[key] != value and (
+                       gold_before[key] is None or value is None
+                       or not set(gold_before[key]) & set(value)))}
+        gold_before = now
+        if oracle:
+            predicted = dict.fromkeys(pred_before) | {
+                key: norm(key, variants[0]) for key, variants in turn.state.items()}
+            changed |= {key for key, value in predicted.items()
+                        if key not in pred_before or pred_before[key] != value}
+            pred_before = predicted
+        count += len(changed)
     return count
 
 

@@ -163,3 +163,30 @@ def test_inputs_are_not_mutated():
 def test_length_mismatch_is_an_error():
     with pytest.raises(ValueError):
         joint_goal_accuracy([{}], [])
+
+
+def test_a_gold_variant_list_that_grows_is_no_change():
+    """SGD / MultiWOZ 2.2 gold adds a spelling the system echoed (``["9:30 am"]`` ->
+    ``["9:30 am", "half past 9"]``) without any change by the user: turn accuracy, FGA and
+    GCA score it as the control that lists both spellings from the start. By construction:
+    turn 0 time wrong (a change, missed), turn 1 nothing changes (the wrong time is carried),
+    turn 2 area added and right."""
+    time, area = "restaurant-time", "restaurant-area"
+    both = ("9:30 am", "half past 9")
+    growing = [{time: ("9:30 am",)}, {time: both}, {time: both, area: ("north",)}]
+    control = [{time: both}, {time: both}, {time: both, area: ("north",)}]
+    pred = [{time: "10 am"}, {time: "10 am"}, {time: "10 am", area: "north"}]
+    ids = ["d"] * 3
+    for gold in (growing, control):
+        table = turn_table(gold, pred, dialogue_ids=ids, fga_lambdas=(1.0,))
+        assert table.columns["ta"].tolist() == [0, 1, 1]
+        assert table.columns["gca_wrong"].tolist() == [1, 0, 0]
+        assert table.columns["gca_correct"].tolist() == [0, 0, 1]
+        assert turn_accuracy(gold, pred, dialogue_ids=ids) == pytest.approx(2 / 3)
+        assert flexible_goal_accuracy(gold, pred, dialogue_ids=ids, lambdas=(1.0,))[1.0] == \
+            pytest.approx((0 + (1 - math.exp(-1)) + (1 - math.exp(-2))) / 3, abs=1e-12)
+    # a value that does change (no spelling in common) is still a change
+    changed = [{time: ("9:30 am",)}, {time: ("10 am",)}, {time: ("10 am",), area: ("north",)}]
+    table = turn_table(changed, pred, dialogue_ids=ids, fga_lambdas=(1.0,))
+    assert table.columns["ta"].tolist() == [0, 1, 1]  # the prediction meets the new value
+    assert table.columns["gca_correct"].tolist() == [0, 1, 1]

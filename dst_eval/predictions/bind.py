@@ -181,7 +181,7 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
                                       dialogue=name)
             document = read_json(paths[0], error=PredictionError)
             if not isinstance(document, list):
-                raise PredictionError(f"{path} is not a list of dialogues, so positions in it "
+                raise PredictionError(f"{paths[0]} is not a list of dialogues, so positions in it "
                                       "name nothing", file=predictions.source, dialogue=name)
             ids[file] = [str(d.get("dialogue_id")) if isinstance(d, dict) else "" for d in document]
         if int(position) >= len(ids[file]):

@@ -124,6 +124,8 @@ def _max_counts(codes: np.ndarray, numbers: np.ndarray, n_numbers: int
     if n_numbers == 1:
         return np.unique(codes, return_counts=True)
     combined, counts = np.unique(codes * n_numbers + numbers, return_counts=True)
+    if not len(combined):  # no reference has an n-gram of this order
+        return combined, counts
     merged = combined // n_numbers
     starts = np.flatnonzero(np.r_[True, merged[1:] != merged[:-1]])
     return merged[starts], np.maximum.reduceat(counts, starts)

@@ -243,6 +243,18 @@ def test_multi_reference_variable_count(english):
     assert ours == metric.get_signature().format() and "nrefs:var" in ours
 
 
+def test_multi_reference_without_an_ngram_of_some_order():
+    """Two reference streams whose references are all shorter than 4 tokens: no 4-gram on
+    the reference side (it used to raise IndexError). Expected values: sacrebleu's."""
+    hyps, streams = ["yes please", "sure thing"], [["yes please", "ok"], ["sure", "fine"]]
+    assert corpus_bleu(hyps, streams) == pytest.approx(
+        sacrebleu.corpus_bleu(hyps, streams).score, abs=TOL)
+    stats = segment_statistics(hyps, [list(r) for r in zip(*streams, strict=True)])
+    np.testing.assert_allclose(sentence_bleu_from_stats(stats), [
+        sacrebleu.sentence_bleu(h, list(r)).score
+        for h, r in zip(hyps, zip(*streams, strict=True), strict=True)], rtol=0, atol=TOL)
+
+
 def test_closest_reference_length_ties_take_shorter():
     stats = segment_statistics(["a b c d"], [("a b", "a b c d e f", "x y z w v u")])
     assert stats.ref_len.tolist() == [2]  # |4-2| == |4-6|: shorter wins

@@ -149,6 +149,7 @@ def turn_table(
     intents_pred: Sequence[Mapping[str, str] | None] | None = None,
     outcomes: list[SlotOutcome] | None = None,
     predicted: Sequence[bool] | np.ndarray | None = None,
+    turn_numbers: Sequence[int] | None = None,
 ) -> TurnTable:
     """Compute every per-turn statistic column in one pass.
 
@@ -157,7 +158,11 @@ def turn_table(
     change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
     receives one :class:`SlotOutcome` per slot per turn. ``predicted`` (one bool per
     turn, default all True) marks the turns that have no prediction: each is wrong for
-    every statistic (module docstring); its ``y_pred`` entry is ignored.
+    every statistic (module docstring); its ``y_pred`` entry is ignored. ``turn_numbers``
+    (default: each turn's position in its dialogue) gives each turn's number in its
+    dialogue, for FGA's error age t − t_err: with turns left out of the rows (``--missing
+    skip``) the age counts the dialogue's turns, as the FGA authors' code (``int(turn)``)
+    does.
     """
     n = len(y_true)
     if len(y_pred) != n:
@@ -169,6 +174,9 @@ def turn_table(
     exact = value_match is None  # the default match, inline in the slot loop
     lambdas = tuple(float(x) for x in fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
+    numbers = list(turn_numbers) if turn_numbers is not None else None
+    if numbers is not None and len(numbers) != n:
+        raise ValueError(f"turn_numbers has {len(numbers)} entries for {n} turns")
 
     names_ = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
               "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta", "iaga_num",
@@ -247,9 +255,10 @@ def turn_table(
             fga_rows.extend(ones)
         elif t == 0 or prev_jga or not fga_ok:
             fga_rows.extend(zeros)
-            t_err = t
+            t_err = t if numbers is None else numbers[row]
         else:
-            fga_rows.extend([1.0 - math.exp(-lam * (t - t_err)) for lam in lambdas])
+            age = t - t_err if numbers is None else numbers[row] - t_err
+            fga_rows.extend([1.0 - math.exp(-lam * age) for lam in lambdas])
 
         if unpredicted:
             f1 = 0.0

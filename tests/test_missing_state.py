@@ -6,6 +6,7 @@ predictions on the gold samples; each is reported (``missing_state`` / ``missing
 from __future__ import annotations
 
 import copy
+import math
 import json
 from pathlib import Path
 
@@ -98,3 +99,21 @@ def test_an_sgd_turn_without_a_gold_service_frame_is_missing(tmp_path: Path) -> 
     result = evaluate(preds, gold=gold, pred_format="sgd")
     assert result.scores["joint_goal_accuracy"] == pytest.approx((n - 1) / n)
     assert result.scores["slot_accuracy"] == pytest.approx((n - 1) / n)  # all N slots wrong
+
+
+def test_fga_error_age_counts_dialogue_turns_when_a_turn_is_skipped(gold_samples: Path):
+    """``--missing skip`` with a turn missing mid-dialogue: FGA's t − t_err counts the
+    dialogue's turns, as the authors' code (``int(turn) - error_turn``) does. DEMO0002's
+    area is predicted wrong at every turn and its turn 1 is missing: its scored turns
+    0, 2, 3 give 0, 1 − e^(−2λ), 1 − e^(−3λ); the other 9 turns are right."""
+    gold = load_gold(gold_samples / "multiwoz22")
+    predictions = oracle_predictions(gold)
+    turns = predictions["demo0002"]
+    for turn in turns:
+        turn["state"]["hotel"]["area"] = "south"
+    turns[1] = {}
+    result = evaluate(predictions, gold=gold, missing="skip")
+    for lam in (0.25, 0.5, 0.75, 1.0):
+        expected = (9 + 0 + (1 - math.exp(-2 * lam)) + (1 - math.exp(-3 * lam))) / 12
+        assert result.scores[f"flexible_goal_accuracy@{lam:g}"] == pytest.approx(
+            expected, abs=1e-12)

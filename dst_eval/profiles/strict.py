@@ -249,6 +249,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         intents_true=[t.active_intents for t in turns] if with_intents else None,
         intents_pred=[p.active_intents if p else None for p in preds] if with_intents else None,
         predicted=predicted_mask(present, options),
+        turn_numbers=[t.turn_index for t in turns],
     )
     n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
     metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,

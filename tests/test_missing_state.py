@@ -6,8 +6,8 @@ predictions on the gold samples; each is reported (``missing_state`` / ``missing
 from __future__ import annotations
 
 import copy
-import math
 import json
+import math
 from pathlib import Path
 
 import pytest

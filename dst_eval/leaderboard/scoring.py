@@ -51,7 +51,13 @@ from dst_eval.leaderboard.reads import (
     unchanged,
 )
 from dst_eval.leaderboard.statistics import resample_statistics, to_bytes
-from dst_eval.leaderboard.submissions import Candidate, Refused, content_hash, submission_size
+from dst_eval.leaderboard.submissions import (
+    Candidate,
+    Refused,
+    content_hash,
+    submission_key,
+    submission_size,
+)
 from dst_eval.predictions.reader import read_predictions
 
 
@@ -104,6 +110,10 @@ class Scorer:
     cache: ScoreCache
     gold: GoldSet = field(init=False)
     gold_hash: str = field(init=False)
+    gold_inputs: list[list[str]] = field(init=False)
+    """Every file and listing the gold load read, ``[kind, path, digest]``: in the key, so
+    an entry computed on another gold copy (another split list, schema, ``db/``) is never
+    served, whatever its own inputs say."""
     options_key: dict[str, Any] = field(init=False)
     """The options in the cache key, resource paths replaced by their content hashes."""
     scored: list[str] = field(default_factory=list)
@@ -121,6 +131,8 @@ class Scorer:
             self.gold = load_gold(self.config.gold, corpus=self.config.corpus,
                                   split=self.config.split)
         self.reads = {**recording.inputs, **neighbourhood(self.config.gold)}
+        self.gold_inputs = [[kind, path, self.digests(kind, path)]
+                            for kind, path in sorted(self.reads)]
         for key in PATH_OPTIONS & set(self.config.options):
             if not Path(self.config.options[key]).exists():
                 raise UsageError(f"[leaderboard.options] {key}: not found",
@@ -128,8 +140,9 @@ class Scorer:
         self.options_key = {k: content_hash(Path(v)) if k in PATH_OPTIONS else v
                             for k, v in sorted(self.config.options.items())}
 
-    def key(self, submission_hash: str) -> str:
-        fields = {"format": CACHE_FORMAT, "submission": submission_hash, "gold": self.gold_hash,
+    def key(self, submission: Any) -> str:
+        fields = {"format": CACHE_FORMAT, "submission": submission, "gold": self.gold_hash,
+                  "gold_inputs": self.gold_inputs,
                   "corpus": self.gold.corpus, "split": self.gold.split,
                   "profile": self.config.profile, "options": self.options_key,
                   "bootstrap": self.config.bootstrap, "seed": self.config.seed,
@@ -148,7 +161,7 @@ class Scorer:
             if zipped:  # measuring stopped at the limit
                 raise Refused(f"over the {limit} once decompressed")
             raise Refused(f"{size / MB:.3g} MB is over the {limit}")
-        key = self.key(content_hash(candidate.predictions))
+        key = self.key(submission_key(candidate.predictions))
         if use_cache:
             cached = self.cache.get(key, self.digests, self.config.bootstrap)
             if cached is not None:

@@ -1,0 +1,151 @@
+"""``dst-eval leaderboard``: the audit's findings (stale cache, hash framing, confinement,
+escaping, usage errors). Fixtures and helpers come from :mod:`test_leaderboard`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import orjson
+import pytest
+from test_leaderboard import (  # noqa: F401 - fixtures
+    JGA,
+    jga_by_submission,
+    jmwz,
+    rewrite_in_place,
+    run_board,
+    run_counting,
+    small,
+    uncached,
+    write_config,
+)
+
+from dst_eval import evaluate
+from dst_eval.corpora import load_gold
+from dst_eval.corpora.multiwoz.responses import _find_db
+from dst_eval.leaderboard import reads, submissions
+from dst_eval.responses import ResponseResources
+
+
+def swap_split_ids(path: Path) -> None:
+    """Swap dialogue_9003 (test) and dialogue_9004 (dev) in a JMultiWOZ split list, keeping
+    the file's size and mtime."""
+    data = path.read_bytes()
+    swapped = (data.replace(b"9004MnOp", b"@@@@@@@@").replace(b"9003IjKl", b"9004MnOp")
+               .replace(b"@@@@@@@@", b"9003IjKl"))
+    rewrite_in_place(path, data, swapped)
+
+
+def direct_jga(ns, gold_file: Path) -> dict[str, float]:
+    """evaluate() of every submission on ``gold_file``, without the leaderboard."""
+    gold = load_gold(gold_file, corpus="jmultiwoz", split="test")
+    return {name: evaluate(ns.subs / name, gold=gold, profile="strict").scores[JGA]
+            for name in ns.files}
+
+
+# ---- 1: a gold copy with another split list never shares an entry ----------------------------
+def test_cache_is_not_stale_when_the_gold_moves_to_a_copy_with_another_split_list(jmwz):  # noqa: F811 - fixture
+    copy = jmwz.root / "data" / "gold2"
+    shutil.copytree(jmwz.gold, copy)
+    swap_split_ids(copy / "split_list.json")  # dialogues.json stays byte-identical
+    run_board(jmwz)
+    jmwz.config.write_text(jmwz.config.read_text(encoding="utf-8").replace(
+        json.dumps(str(jmwz.gold / "dialogues.json")), json.dumps(str(copy / "dialogues.json"))),
+        encoding="utf-8")
+    calls, cached = run_board(jmwz)
+    assert calls == sorted(jmwz.files)  # another gold: every entry rescored
+    expected = direct_jga(jmwz, copy / "dialogues.json")
+    assert expected != direct_jga(jmwz, jmwz.gold / "dialogues.json")  # the change matters
+    assert jga_by_submission(cached) == pytest.approx(expected, abs=1e-12)
+    assert cached == uncached(jmwz)
+
+
+# ---- 2: a database file added to an incomplete db folder -------------------------------------
+def test_a_database_file_looked_for_is_recorded_present_or_absent(tmp_path):
+    gold = tmp_path / "gold"
+    (gold / "db").mkdir(parents=True)
+    for name in ("restaurant_db.json", "hotel_db.json", "attraction_db.json"):
+        (gold / "db" / name).write_text("[]", encoding="utf-8")
+    source = type("Gold", (), {"source": str(gold / "data.json")})()
+    with reads.Recording() as recording:
+        assert _find_db(source, ResponseResources()) is None
+    looked = {Path(path).name for kind, path in recording.inputs if kind == reads.FILE}
+    assert "train_db.json" in looked
+    assert reads.file_digest(gold / "db" / "train_db.json") == reads.MISSING
+
+
+def test_cache_is_not_stale_after_a_database_folder_is_completed(gold_samples, shared_dir,
+                                                                 tmp_path):
+    release = shared_dir / "corpora" / "risawoz" / "RiSAWOZ-Database-and-Ontology"
+    gold_dir = tmp_path / "gold" / "risawoz"
+    (gold_dir / "RiSAWOZ-Database-and-Ontology").mkdir(parents=True)
+    shutil.copytree(release / "Ontology", gold_dir / "RiSAWOZ-Database-and-Ontology" / "Ontology")
+    shutil.copy(gold_samples / "risawoz" / "dialogues.json", gold_dir)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(gold_samples / "risawoz" / "predictions.json", subs / "sys.json")
+    config = write_config(tmp_path / "board.toml", gold=gold_dir / "dialogues.json",
+                          corpus="risawoz", metrics=(JGA, "inform", "success"), bootstrap=50,
+                          sources=[{"dir": str(subs)}])
+    out = tmp_path / "out"
+    code, calls = run_counting(config, "--output-dir", out)
+    rows = json.loads((out / "leaderboard.json").read_bytes())["rows"]
+    assert code == 0 and calls == ["sys.json"] and rows[0]["scores"]["inform"] is None
+    shutil.copytree(release / "DB", gold_dir / "RiSAWOZ-Database-and-Ontology" / "DB")
+    code, calls = run_counting(config, "--output-dir", out)
+    assert code == 0 and calls == ["sys.json"]  # the database appeared: rescored
+    rows = json.loads((out / "leaderboard.json").read_bytes())["rows"]
+    direct = evaluate(subs / "sys.json", gold=load_gold(gold_dir / "dialogues.json",
+                                                       corpus="risawoz"))
+    assert direct.scores["inform"] is not None
+    assert rows[0]["scores"]["inform"] == pytest.approx(direct.scores["inform"], abs=1e-12)
+    assert rows[0]["scores"]["success"] == pytest.approx(direct.scores["success"], abs=1e-12)
+
+
+# ---- 3: gold files directly in the temporary directory ----------------------------------------
+def test_cache_is_not_stale_when_the_gold_sits_in_the_temporary_directory(jmwz, monkeypatch):  # noqa: F811 - fixture
+    monkeypatch.setattr(tempfile, "tempdir", str(jmwz.gold))
+    assert Path(tempfile.gettempdir()) == jmwz.gold
+    run_board(jmwz)
+    before = direct_jga(jmwz, jmwz.gold / "dialogues.json")
+    swap_split_ids(jmwz.gold / "split_list.json")
+    calls, cached = run_board(jmwz)
+    assert calls == sorted(jmwz.files)
+    expected = direct_jga(jmwz, jmwz.gold / "dialogues.json")
+    assert expected != before
+    assert jga_by_submission(cached) == pytest.approx(expected, abs=1e-12)
+
+
+# ---- 4: directory hashes are framed: no collision of two different file sets -------------------
+def test_an_invalid_directory_submission_never_gets_another_ones_cached_score(small):  # noqa: F811 - fixture
+    oracle = small.files["oracle.json"]["predictions"]
+    names = sorted(oracle)
+    first = orjson.dumps({n: oracle[n] for n in names[:2]})
+    second = orjson.dumps({n: oracle[n] for n in names[2:]})
+    victim, attacker = small.subs / "victim", small.subs / "attacker"
+    victim.mkdir()
+    attacker.mkdir()
+    (victim / "a.json").write_bytes(first)
+    (victim / "b.json").write_bytes(second)
+    # the old framing, name length-prefixed but bytes not: the same byte stream
+    (attacker / "a.json").write_bytes(first + b"\x00" + b"6:b.json\x00" + second)
+    assert submissions.content_hash(victim) != submissions.content_hash(attacker)
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["victim", "attacker"]'))
+    for _ in range(2):  # fresh, then through the cache
+        code, calls = run_counting(small.config, "--output-dir", small.out)
+        data = json.loads((small.out / "leaderboard.json").read_bytes())
+        assert code == 3
+        assert [i["file"] for i in data["invalid"]] == ["attacker"]
+        assert [(r["submission"], r["rank"], r["scores"][JGA]) for r in data["rows"]] == [
+            ("victim", 1, 1.0)]  # the oracle's predictions: every turn right
+
+
+def test_a_file_and_a_directory_never_share_a_submission_key(small):  # noqa: F811 - fixture
+    (small.subs / "dir").mkdir()
+    (small.subs / "dir" / "a.json").write_bytes(b"{}")
+    (small.subs / "file.json").write_bytes(b"{}")
+    keys = {tuple(submissions.submission_key(small.subs / p)) for p in ("dir", "file.json")}
+    assert len(keys) == 2

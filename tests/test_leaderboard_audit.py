@@ -149,3 +149,79 @@ def test_a_file_and_a_directory_never_share_a_submission_key(small):  # noqa: F8
     (small.subs / "file.json").write_bytes(b"{}")
     keys = {tuple(submissions.submission_key(small.subs / p)) for p in ("dir", "file.json")}
     assert len(keys) == 2
+
+
+# ---- 5: nothing a submission names is opened outside the gold folder ---------------------------
+LDST_LINE = "dialogues_001.json|||{d}|||{u}|||0|||restaurant|||area|||['centre']"
+
+
+def test_a_dialogue_name_never_opens_a_file_outside_the_gold_folder(small, tmp_path):  # noqa: F811 - fixture
+    secret = tmp_path / "secret.json"
+    secret.write_text('[{"dialogue_id": "SECRET-ID-123"}, {"dialogue_id": "SECRET-ID-456"}]',
+                      encoding="utf-8")
+    oracle = small.files["oracle.json"]["predictions"]
+    first = sorted(oracle)[0]
+    # the JSON wrapper's metadata setting the readers' positional marker
+    (small.subs / "jpos.json").write_bytes(orjson.dumps(
+        {"metadata": {"name": "jpos", "positional": True},
+         "predictions": {**oracle, f"{secret}#0": oracle[first],
+                         f"{small.gold_dir}/../../../{secret}#1": oracle[first]}}))
+    # LDST: one positional line sets the marker, another line's dialogue field is a path
+    (small.subs / "ldst.txt").write_text("\n".join(
+        [*(LDST_LINE.format(d=d, u=0) for d in range(4)),
+         f"x|||{secret}#1|||0|||0|||restaurant|||area|||['centre']"])
+        + "\n", encoding="utf-8")
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["jpos.json", "ldst.txt"]'))
+    with reads.Recording() as recording:
+        code, _ = run_counting(small.config, "--output-dir", small.out)
+    assert not [p for _, p in recording.inputs if Path(p).name == "secret.json"]
+    text = (small.out / "leaderboard.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert "SECRET" not in text
+    assert code == 0 and {r["submission"] for r in data["rows"]} == {"jpos.json", "ldst.txt"}
+    jpos = next(r for r in data["rows"] if r["submission"] == "jpos.json")
+    assert jpos["scores"][JGA] == 1.0  # the oracle's turns; the two extra names are ignored
+    assert any("'positional' are dst-eval's own markers; ignored" in w for w in jpos["warnings"])
+
+
+def test_reserved_marker_keys_in_embedded_metadata_are_ignored(tmp_path):
+    from dst_eval.predictions.reader import read_predictions
+
+    path = tmp_path / "p.json"
+    path.write_bytes(orjson.dumps({
+        "metadata": {"name": "x", "positional": True, "unset_marker": "centre",
+                     "order_aligned": True, "turn_ids": {}, "embedded_gold": {}},
+        "predictions": {"d1": [{"state": {"restaurant-area": "centre"}}]}}))
+    predictions = read_predictions(path)
+    assert dict(predictions.metadata) == {"name": "x"}
+    assert [i.kind for i in predictions.issues] == ["reserved_metadata"]
+
+
+def test_a_position_in_a_path_is_a_dialogue_id_not_a_file():
+    from dst_eval.predictions.bind import _plain_name
+
+    assert _plain_name("dialogues_001.json")
+    for name in ("../x.json", "/etc/hostname", "a/b.json", "..", ".", "C:x.json", "a\\b", ""):
+        assert not _plain_name(name), name
+
+
+# ---- 6: an LDST submission with a metadata file --------------------------------------------------
+def test_an_ldst_submission_with_a_metadata_file_is_accepted(small):  # noqa: F811 - fixture
+    team = small.subs / "team5"
+    team.mkdir()
+    result = team / "result.txt"
+    result.write_text("\n".join(LDST_LINE.format(d=d, u=0) for d in range(3)) + "\n",
+                      encoding="utf-8")
+    (team / "submission.toml").write_text('name = "team5"\npredictions = "result.txt"\n',
+                                          encoding="utf-8")
+    small.config.write_text(small.config.read_text().replace(
+        '["*.json", "*.toml"]', '["*/submission.toml"]'))
+    code, _ = run_counting(small.config, "--output-dir", small.out)
+    data = json.loads((small.out / "leaderboard.json").read_bytes())
+    assert code == 0 and data["invalid"] == []
+    [row] = data["rows"]
+    assert row["name"] == "team5" and row["submission"] == "team5/submission.toml"
+    assert not any("metadata" in n for n in row["notes"])
+    direct = evaluate(result, gold=small.gold)
+    assert row["scores"][JGA] == pytest.approx(direct.scores[JGA], abs=1e-12)

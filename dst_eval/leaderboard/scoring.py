@@ -58,6 +58,7 @@ from dst_eval.leaderboard.submissions import (
     submission_key,
     submission_size,
 )
+from dst_eval.predictions.adapted import MARKERS
 from dst_eval.predictions.reader import read_predictions
 
 
@@ -190,7 +191,8 @@ class Scorer:
                                            corpus=self.gold.corpus)
             result = evaluate(predictions, gold=self.gold, profile=self.config.profile,
                               **options)
-            return result_entry(result, key, predictions.metadata, predictions.has_states,
+            embedded = {k: v for k, v in predictions.metadata.items() if k not in MARKERS}
+            return result_entry(result, key, embedded, predictions.has_states,
                                 self.config.bootstrap, self.config.seed)
         except DstEvalError as exc:
             location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",

@@ -225,3 +225,32 @@ def test_an_ldst_submission_with_a_metadata_file_is_accepted(small):  # noqa: F8
     assert not any("metadata" in n for n in row["notes"])
     direct = evaluate(result, gold=small.gold)
     assert row["scores"][JGA] == pytest.approx(direct.scores[JGA], abs=1e-12)
+
+
+# ---- 7: --check output is Markdown-escaped ------------------------------------------------------
+def test_check_output_escapes_every_submitter_controlled_line(small, capsys):  # noqa: F811 - fixture
+    from dst_eval.leaderboard.render import md
+
+    leader = "<script>alert(1)</script>"
+    oracle = small.files["oracle.json"]
+    (small.subs / "oracle.json").write_bytes(orjson.dumps(
+        {**oracle, "metadata": {**oracle["metadata"], "name": leader}}))
+    link = "[click here](https://evil.example/login)"
+    candidate = small.root / "candidate.json"
+    candidate.write_bytes(orjson.dumps({"metadata": {"name": "cand", "x_[a](b)": 1},
+                                        "predictions": {**small.files["sample.json"],
+                                                        link: [{"state": {}}]}}))
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"rank 1 ({md(leader)})" in out and leader not in out
+    assert link not in out and md(link) in out  # the warning quoting the dialogue id
+    assert "x_[a](b)" not in out and "note: ignored metadata keys: x\\_\\[a\\](b)" in out
+    image = small.root / "![x](https:⁄⁄evil.example⁄p.png).json"
+    image.write_text('{"x": [', encoding="utf-8")
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--check", image)
+    out = capsys.readouterr().out
+    assert code == 3 and out.startswith(md(image.name) + ": INVALID: ")
+    assert "![x]" not in out
+    # the escaping is Markdown's own: every special character is backslash-escaped
+    assert md("![x](y) <b>|") == "\\!\\[x\\](y) \\<b\\>\\|"

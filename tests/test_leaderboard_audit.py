@@ -254,3 +254,45 @@ def test_check_output_escapes_every_submitter_controlled_line(small, capsys):  #
     assert "![x]" not in out
     # the escaping is Markdown's own: every special character is backslash-escaped
     assert md("![x](y) <b>|") == "\\!\\[x\\](y) \\<b\\>\\|"
+
+
+# ---- 8, 9: usage errors, exit 2, before any scoring --------------------------------------
+def test_an_unusable_output_directory_is_a_usage_error_before_scoring(small, capsys):  # noqa: F811 - fixture
+    afile = small.root / "afile"
+    afile.write_text("", encoding="utf-8")
+    for out in (afile, afile / "below"):
+        code, calls = run_counting_main(small.config, "--output-dir", out, "--no-cache")
+        err = capsys.readouterr().err
+        assert (code, calls) == (2, [])
+        assert err.count("\n") == 1 and f"--output-dir {out}" in err and "Traceback" not in err
+
+
+def test_a_seed_above_the_largest_seed_is_a_usage_error(small, capsys):  # noqa: F811 - fixture
+    from dst_eval.options import MAX_SEED
+
+    text = small.config.read_text()
+    small.config.write_text(text.replace("seed = 7", f"seed = {MAX_SEED + 1}"))
+    code, calls = run_counting_main(small.config, "--output-dir", small.out, "--no-cache")
+    err = capsys.readouterr().err
+    assert (code, calls) == (2, []) and "seed" in err and err.count("\n") == 1
+    small.config.write_text(text.replace("seed = 7", "seed = 99999999999999999999"))
+    code, calls = run_counting_main(small.config, "--output-dir", small.out, "--no-cache")
+    assert (code, calls) == (2, []) and "seed" in capsys.readouterr().err
+
+
+def run_counting_main(*argv: object) -> tuple[int, list[str]]:
+    """As :func:`run_counting`, through ``dst-eval``'s entry point (exit codes, messages)."""
+    from dst_eval.cli.app import main
+    from dst_eval.leaderboard import scoring
+
+    calls: list[str] = []
+    real = scoring.evaluate
+
+    def counting(predictions, **kwargs):
+        calls.append(Path(predictions.source).name)
+        return real(predictions, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scoring, "evaluate", counting)
+        code = main(["leaderboard", *map(str, argv)])
+    return code, calls

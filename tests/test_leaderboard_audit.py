@@ -296,3 +296,44 @@ def run_counting_main(*argv: object) -> tuple[int, list[str]]:
         patch.setattr(scoring, "evaluate", counting)
         code = main(["leaderboard", *map(str, argv)])
     return code, calls
+
+
+# ---- 10: the low-coverage refusal names the leaderboard's own option -------------------------
+def test_low_coverage_refusal_names_the_leaderboard_option_and_it_works(small):  # noqa: F811 - fixture
+    oracle = small.files["oracle.json"]["predictions"]
+    first = sorted(oracle)[0]
+    partial = {first: oracle[first]}  # 1 of the 4 gold dialogues
+    (small.subs / "partial.json").write_bytes(orjson.dumps(partial))
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--no-cache")
+    data = json.loads((small.out / "leaderboard.json").read_bytes())
+    assert code == 3
+    assert {i["file"]: i["reason"] for i in data["invalid"]} == {"partial.json": (
+        "predictions match 1 of 4 dialogues of multiwoz22, fewer than "
+        "options.min_coverage (0.5) of them; min_coverage = 0.25 or lower in "
+        "[leaderboard.options] accepts it")}
+    small.config.write_text(small.config.read_text() + "[leaderboard.options]\n"
+                            "min_coverage = 0.25\n")  # the table is the file's last
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--no-cache")
+    data = json.loads((small.out / "leaderboard.json").read_bytes())
+    assert code == 0
+    row = next(r for r in data["rows"] if r["submission"] == "partial.json")
+    # the 3 unpredicted dialogues are wrong: JGA = the first dialogue's turns / all turns
+    from dst_eval.gold import dialogue_key
+
+    turns = {dialogue_key(d.dialogue_id): len(d.turns) for d in small.gold}
+    assert row["scores"][JGA] == pytest.approx(
+        turns[dialogue_key(first)] / sum(turns.values()), abs=1e-12)
+
+
+def test_the_accepting_minimum_is_rounded_down():
+    from dst_eval.api import check_coverage
+    from dst_eval.errors import CoverageError
+    from dst_eval.options import EvalOptions
+
+    class Gold(list):
+        corpus, split = "multiwoz22", "test"
+
+    with pytest.raises(CoverageError) as caught:
+        check_coverage(Gold([1, 2, 3]), ["a"], "p.json", EvalOptions(min_coverage=0.9))
+    assert caught.value.accepts == 0.66  # 2/3 = 0.666...: 0.67 would not accept 2 of 3
+    check_coverage(Gold([1, 2, 3]), ["a"], "p.json", EvalOptions(min_coverage=0.66))

@@ -26,7 +26,7 @@ SOURCE_KEYS = {"dir", "glob", "label"}
 PATH_OPTIONS = {"db", "goals", "references", "gold_states"}
 """evaluate() options naming response resources: relative to the config, content-hashed."""
 OPTION_KEYS = {"missing", "strict", "dontcare", "normalisation", "mwzeval_rules",
-               "pred_format", *PATH_OPTIONS}
+               "pred_format", "min_coverage", *PATH_OPTIONS}
 """evaluate() options a config may set (gold, profile, corpus, split have their own keys)."""
 
 

@@ -27,7 +27,7 @@ import orjson
 
 from dst_eval import evaluate
 from dst_eval.corpora import load_gold
-from dst_eval.errors import DstEvalError, UsageError
+from dst_eval.errors import CoverageError, DstEvalError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.leaderboard.cache import (
     CACHE_FORMAT,
@@ -58,6 +58,7 @@ from dst_eval.leaderboard.submissions import (
     submission_key,
     submission_size,
 )
+from dst_eval.options import DEFAULT_MIN_COVERAGE
 from dst_eval.predictions.adapted import MARKERS
 from dst_eval.predictions.reader import read_predictions
 
@@ -194,6 +195,12 @@ class Scorer:
             embedded = {k: v for k, v in predictions.metadata.items() if k not in MARKERS}
             return result_entry(result, key, embedded, predictions.has_states,
                                 self.config.bootstrap, self.config.seed)
+        except CoverageError as exc:  # the leaderboard's knob, not the command line's
+            where = exc.message.split(";")[0]
+            raise Refused(f"{where}, fewer than options.min_coverage "
+                          f"({self.config.options.get('min_coverage', DEFAULT_MIN_COVERAGE):g}) "
+                          f"of them; min_coverage = {exc.accepts:.2f} or lower in "
+                          "[leaderboard.options] accepts it") from None
         except DstEvalError as exc:
             location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",
                                              exc.turn is not None and f"turn {exc.turn}") if p)

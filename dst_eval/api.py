@@ -11,13 +11,14 @@ the corpus response scorer fills the same :class:`Result` -> optional bootstrap 
 
 from __future__ import annotations
 
+import math
 import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dst_eval.errors import GoldDataError, PredictionError, UsageError
+from dst_eval.errors import CoverageError, GoldDataError, PredictionError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
 from dst_eval.predictions.model import Issue, PredictionSet
@@ -129,10 +130,11 @@ def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
     matched = n_gold - len(missing_dialogues)
     if n_gold and matched < options.min_coverage * n_gold:
         where = f"{gold.corpus}/{gold.split}" if gold.split else gold.corpus
-        raise PredictionError(
+        accepts = math.floor(100 * matched / n_gold) / 100
+        raise CoverageError(
             f"predictions match {matched:,} of {n_gold:,} dialogues of {where}; wrong --gold "
-            f"or --split? (--min-coverage {matched / n_gold:.2f} or lower accepts it)",
-            file=source)
+            f"or --split? (--min-coverage {accepts:.2f} or lower accepts it)",
+            accepts=accepts, file=source)
 
 
 def _unset_marker(prediction_set: PredictionSet, alignment, options: EvalOptions,

@@ -65,3 +65,12 @@ class PredictionError(DstEvalError):
 class GoldDataError(DstEvalError):
     exit_code = EXIT_GOLD_PROBLEM
     kind = "gold data problem"
+
+
+class CoverageError(PredictionError):
+    """Predictions matching fewer than the minimum share of the gold dialogues; ``accepts``
+    is the largest minimum (two decimals, rounded down) that would accept them."""
+
+    def __init__(self, message: str, *, accepts: float, file: str | None = None) -> None:
+        super().__init__(message, file=file)
+        self.accepts = accepts

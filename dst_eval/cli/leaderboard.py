@@ -8,6 +8,7 @@ bad config or arguments; 4 for a gold data problem.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,6 +69,8 @@ def run_leaderboard(argv: Sequence[str]) -> int:
 
     config = load_config(args.config)
     output_dir = Path(args.output_dir)
+    if not args.check:  # a usage error before any work, not a traceback after the scoring
+        _writable_directory(output_dir)
     cache_dir = None if args.no_cache else Path(
         args.cache_dir or config.cache_dir or output_dir / ".cache")
     if cache_dir is not None:
@@ -89,7 +92,10 @@ def run_leaderboard(argv: Sequence[str]) -> int:
         board = build_leaderboard(config, cache_dir=cache_dir,
                                   previous=output_dir / "leaderboard.json",
                                   progress=progress.update)
-    paths = write_outputs(board, output_dir)
+    try:
+        paths = write_outputs(board, output_dir)
+    except OSError as exc:
+        raise UsageError(f"output directory {output_dir}: {exc.strerror or exc}") from None
     ranked = len(board.ranked)
     if not args.quiet:
         print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "
@@ -99,6 +105,18 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     for invalid in board.invalid:
         print(f"invalid: {invalid.id}: {invalid.reason}", file=sys.stderr)
     return EXIT_INVALID_PREDICTIONS if board.invalid else EXIT_OK
+
+
+def _writable_directory(directory: Path) -> None:
+    """Create ``directory`` if needed; UsageError unless it is a directory we can write."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = "not a directory" if isinstance(exc, FileExistsError) else \
+            exc.strerror or str(exc)
+        raise UsageError(f"--output-dir {directory}: {reason}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"--output-dir {directory}: not writable")
 
 
 def board_id(board, wanted: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import os
+import sys
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -112,6 +114,19 @@ class FileLog:
             except DstEvalError as exc:
                 raise self._error(f"line {lineno}: {exc.message}", file=str(path)) from None
         return records
+
+
+PROBE_EVENT = "dst_eval.probe"
+"""Audit event (:func:`sys.audit`) of :func:`probe_file`, argument the path looked for."""
+
+
+def probe_file(path: Path) -> bool:
+    """``path.is_file()``, announced as the audit event :data:`PROBE_EVENT`: a lookup leaves
+    no other trace, so a recording of what a computation read
+    (:mod:`dst_eval.leaderboard.reads`) sees the file it looked for, present or absent (a
+    database file added later makes a cached score stale)."""
+    sys.audit(PROBE_EVENT, os.fspath(path))
+    return path.is_file()
 
 
 def files_digest(files: Iterable[GoldFile]) -> str:

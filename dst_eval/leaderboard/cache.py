@@ -2,8 +2,11 @@
 
 ``<cache-dir>/<key>.json``, one entry per scored submission.
 
-* **key** = sha256 of (cache format; the sha256 of the submission's bytes, every file of a
-  submitted directory with its relative name; the gold path's content hash; corpus, split,
+* **key** = sha256 of (cache format; the submission: a file's name and the sha256 of its
+  bytes, or a directory's files, each relative name, size and sha256 framed unambiguously
+  (:func:`~dst_eval.leaderboard.submissions.submission_key`); the gold path's content hash
+  and every file and listing the gold load read (path and content digest, so another gold
+  copy never shares a key); corpus, split,
   profile; the evaluate() options, resource files by content; the bootstrap N and seed; the
   harness digest :func:`harness_fingerprint`).
 * **inputs**: an entry lists every file the run read while loading the gold data and
@@ -187,13 +190,14 @@ def dependency_versions() -> list[tuple[str, str]]:
 @cache
 def harness_fingerprint() -> str:
     """``<version>+<16 hex>``: dst-eval's version and a sha256 of its installed source and
-    configs (``*.py``, ``*.toml`` under :func:`code_roots`, with their relative names), its
+    configs (``*.py``, ``*.toml`` under :func:`code_roots`, each relative name and its bytes
+    length-prefixed), its
     dependencies' versions and the Python version."""
     digest = hashlib.sha256(__version__.encode())
     for root in code_roots():
         for file in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml")):
-            digest.update(file.relative_to(root).as_posix().encode() + b"\x00")
-            digest.update(file.read_bytes())
+            name, data = file.relative_to(root).as_posix().encode(), file.read_bytes()
+            digest.update(b"%d:%s%d:%s" % (len(name), name, len(data), data))
     for name, version in dependency_versions():
         digest.update(f"{name}=={version}\x00".encode())
     digest.update(platform.python_version().encode())

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import UsageError
-from dst_eval.options import MAX_BOOTSTRAP, EvalOptions
+from dst_eval.options import MAX_BOOTSTRAP, MAX_SEED, EvalOptions
 
 MB = 1_000_000
 DEFAULT_MAX_MB = 50.0
@@ -26,7 +26,7 @@ SOURCE_KEYS = {"dir", "glob", "label"}
 PATH_OPTIONS = {"db", "goals", "references", "gold_states"}
 """evaluate() options naming response resources: relative to the config, content-hashed."""
 OPTION_KEYS = {"missing", "strict", "dontcare", "normalisation", "mwzeval_rules",
-               "pred_format", *PATH_OPTIONS}
+               "pred_format", "min_coverage", *PATH_OPTIONS}
 """evaluate() options a config may set (gold, profile, corpus, split have their own keys)."""
 
 
@@ -115,10 +115,10 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     alpha = float(_need(section.get("alpha", 0.05), (int, float), "alpha", file))
     max_mb = float(_need(section.get("max_submission_mb", DEFAULT_MAX_MB), (int, float),
                          "max_submission_mb", file))
-    if (not 2 <= bootstrap <= MAX_BOOTSTRAP or seed < 0 or not 0 < alpha < 1
-            or not 0 < max_mb < math.inf):
-        raise UsageError(f"need 2 <= bootstrap <= {MAX_BOOTSTRAP}, seed >= 0, 0 < alpha < 1 "
-                         "and a finite max_submission_mb > 0", file=file)
+    if (not 2 <= bootstrap <= MAX_BOOTSTRAP or not 0 <= seed <= MAX_SEED
+            or not 0 < alpha < 1 or not 0 < max_mb < math.inf):
+        raise UsageError(f"need 2 <= bootstrap <= {MAX_BOOTSTRAP}, 0 <= seed <= {MAX_SEED}, "
+                         "0 < alpha < 1 and a finite max_submission_mb > 0", file=file)
     optional = {k: _need(section[k], str, k, file) if k in section else None
                 for k in ("corpus", "split", "profile", "cache_dir")}
     try:  # the scoring options, validated as evaluate() will: a usage error before any work

@@ -19,11 +19,15 @@ rescore, too little would let a cache serve a stale score):
 Not recorded: Python code (``.py``, ``.pyc``), anything under the interpreter's and the
 installed packages' directories and dst-eval's own (the harness digest covers those:
 dst-eval's code and configs and its dependencies' versions), ``/proc``, ``/sys``, ``/dev``,
-and files directly in the temporary directory (tokenizer caches such as jieba's).
+and jieba's tokenizer cache (``jieba.cache``, ``jieba.u<md5>.cache``) directly in the
+temporary directory; any other file there (gold data fetched into ``$TMPDIR``) is recorded.
 
-Limitation: a file a loader only tests for (``Path.exists``) leaves no trace; hence
-:func:`neighbourhood`, the listings of the directories the loaders search (the gold path's
-folder and its parent: a split list, a schema, a ``db/`` folder appearing there is seen).
+A file a loader only tests for (``Path.is_file``) leaves no trace, unless the loader asks
+through :func:`dst_eval.corpora.layout.probe_file` (the database finders do: every
+database file looked for is recorded, present or absent, so one added to an incomplete
+``db/`` is seen); hence also :func:`neighbourhood`, the listings of the directories the
+loaders search (the gold path's folder and its parent: a split list, a schema, a ``db/``
+folder appearing there is seen).
 
 Digests (:class:`Digests`): a file is ``f:`` + the sha256 of its bytes, a directory ``d:``
 + the sha256 of its sorted entry names, anything absent ``missing``.
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import site
 import sys
 import sysconfig
@@ -41,10 +46,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from dst_eval.corpora.layout import PROBE_EVENT
+
 FILE, DIRECTORY = "file", "dir"
 MISSING = "missing"
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | getattr(os, "O_APPEND", 0) | os.O_CREAT
 _CODE_SUFFIXES = (".py", ".pyc")
+_TOKENIZER_CACHE = re.compile(r"jieba(\.u[0-9a-f]+)?\.cache")
+"""jieba's dictionary cache, written into the temporary directory (derived from jieba's
+installed dictionary, which the harness digest's dependency versions cover)."""
 
 _active: list[Recording] = []
 _lock = threading.Lock()
@@ -68,7 +78,7 @@ def _roots_to_ignore() -> tuple[str, ...]:
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if not _active or event not in ("open", "os.listdir", "os.scandir"):
+    if not _active or event not in ("open", "os.listdir", "os.scandir", PROBE_EVENT):
         return
     try:  # an audit hook must never raise: it would fail the caller's operation
         if event == "open":
@@ -78,6 +88,8 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             if mode is None and isinstance(flags, int) and flags & _WRITE_FLAGS:
                 return
             kind = FILE
+        elif event == PROBE_EVENT:  # a file looked for: its content, or its absence
+            path, kind = args[0], FILE
         else:
             path, kind = (args[0] if args else None), DIRECTORY
         if isinstance(path, int):
@@ -133,7 +145,9 @@ class Recording:
             return
         real = os.path.realpath(path)
         if real.startswith(_ignored_roots) or (kind == FILE and (
-                path.endswith(_CODE_SUFFIXES) or os.path.dirname(real) == self._temporary)):
+                path.endswith(_CODE_SUFFIXES) or (
+                    os.path.dirname(real) == self._temporary
+                    and _TOKENIZER_CACHE.fullmatch(os.path.basename(real))))):
             return
         self.inputs[(kind, path)] = _stat(path) if kind == FILE else None
 

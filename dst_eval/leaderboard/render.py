@@ -182,11 +182,13 @@ def write_outputs(board: Leaderboard, directory: Path) -> list[Path]:
 
 
 def check_report(board: Leaderboard, candidate_id: str) -> tuple[bool, str]:
-    """(valid, text) for ``--check``: the candidate's row and where it would rank."""
+    """(valid, text) for ``--check``: the candidate's row and where it would rank. Every
+    line is Markdown (the documented workflow appends it to ``$GITHUB_STEP_SUMMARY``), so
+    every submitter-controlled string is escaped (:func:`md`) as in the table."""
     data = leaderboard_data(board)
     for invalid in data["invalid"]:
         if invalid["file"] == candidate_id:
-            return False, f"{candidate_id}: INVALID: {invalid['reason']}\n"
+            return False, f"{md(candidate_id)}: INVALID: {md(invalid['reason'])}\n"
     row = next(r for r in data["rows"] if r["submission"] == candidate_id)
     n_ranked = sum(r["rank"] is not None for r in data["rows"])
     if row["rank"] is None:
@@ -200,9 +202,9 @@ def check_report(board: Leaderboard, candidate_id: str) -> tuple[bool, str]:
         elif row["p_vs_leader"] is not None:
             verdict = ("not significantly different from" if row["tied_with_leader"]
                        else "significantly different from")
-            where += (f"; {verdict} rank 1 ({data['rows'][0]['name']}), "
+            where += (f"; {verdict} rank 1 ({md(data['rows'][0]['name'])}), "
                       f"p = {row['p_vs_leader']:.4f}")
-    lines = [*markdown_table({**data, "rows": [row]}), "", f"{candidate_id}: {where}"]
-    lines += [f"note: {n}" for n in row["notes"]]
-    lines += [f"warning: {w}" for w in row["warnings"]]
+    lines = [*markdown_table({**data, "rows": [row]}), "", f"{md(candidate_id)}: {where}"]
+    lines += [f"note: {md(n)}" for n in row["notes"]]
+    lines += [f"warning: {md(w)}" for w in row["warnings"]]
     return True, "\n".join(lines) + "\n"

@@ -27,7 +27,7 @@ import orjson
 
 from dst_eval import evaluate
 from dst_eval.corpora import load_gold
-from dst_eval.errors import DstEvalError, UsageError
+from dst_eval.errors import CoverageError, DstEvalError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.leaderboard.cache import (
     CACHE_FORMAT,
@@ -51,7 +51,15 @@ from dst_eval.leaderboard.reads import (
     unchanged,
 )
 from dst_eval.leaderboard.statistics import resample_statistics, to_bytes
-from dst_eval.leaderboard.submissions import Candidate, Refused, content_hash, submission_size
+from dst_eval.leaderboard.submissions import (
+    Candidate,
+    Refused,
+    content_hash,
+    submission_key,
+    submission_size,
+)
+from dst_eval.options import DEFAULT_MIN_COVERAGE
+from dst_eval.predictions.adapted import MARKERS
 from dst_eval.predictions.reader import read_predictions
 
 
@@ -104,6 +112,10 @@ class Scorer:
     cache: ScoreCache
     gold: GoldSet = field(init=False)
     gold_hash: str = field(init=False)
+    gold_inputs: list[list[str]] = field(init=False)
+    """Every file and listing the gold load read, ``[kind, path, digest]``: in the key, so
+    an entry computed on another gold copy (another split list, schema, ``db/``) is never
+    served, whatever its own inputs say."""
     options_key: dict[str, Any] = field(init=False)
     """The options in the cache key, resource paths replaced by their content hashes."""
     scored: list[str] = field(default_factory=list)
@@ -121,6 +133,8 @@ class Scorer:
             self.gold = load_gold(self.config.gold, corpus=self.config.corpus,
                                   split=self.config.split)
         self.reads = {**recording.inputs, **neighbourhood(self.config.gold)}
+        self.gold_inputs = [[kind, path, self.digests(kind, path)]
+                            for kind, path in sorted(self.reads)]
         for key in PATH_OPTIONS & set(self.config.options):
             if not Path(self.config.options[key]).exists():
                 raise UsageError(f"[leaderboard.options] {key}: not found",
@@ -128,8 +142,9 @@ class Scorer:
         self.options_key = {k: content_hash(Path(v)) if k in PATH_OPTIONS else v
                             for k, v in sorted(self.config.options.items())}
 
-    def key(self, submission_hash: str) -> str:
-        fields = {"format": CACHE_FORMAT, "submission": submission_hash, "gold": self.gold_hash,
+    def key(self, submission: Any) -> str:
+        fields = {"format": CACHE_FORMAT, "submission": submission, "gold": self.gold_hash,
+                  "gold_inputs": self.gold_inputs,
                   "corpus": self.gold.corpus, "split": self.gold.split,
                   "profile": self.config.profile, "options": self.options_key,
                   "bootstrap": self.config.bootstrap, "seed": self.config.seed,
@@ -148,7 +163,7 @@ class Scorer:
             if zipped:  # measuring stopped at the limit
                 raise Refused(f"over the {limit} once decompressed")
             raise Refused(f"{size / MB:.3g} MB is over the {limit}")
-        key = self.key(content_hash(candidate.predictions))
+        key = self.key(submission_key(candidate.predictions))
         if use_cache:
             cached = self.cache.get(key, self.digests, self.config.bootstrap)
             if cached is not None:
@@ -177,8 +192,15 @@ class Scorer:
                                            corpus=self.gold.corpus)
             result = evaluate(predictions, gold=self.gold, profile=self.config.profile,
                               **options)
-            return result_entry(result, key, predictions.metadata, predictions.has_states,
+            embedded = {k: v for k, v in predictions.metadata.items() if k not in MARKERS}
+            return result_entry(result, key, embedded, predictions.has_states,
                                 self.config.bootstrap, self.config.seed)
+        except CoverageError as exc:  # the leaderboard's knob, not the command line's
+            where = exc.message.split(";")[0]
+            raise Refused(f"{where}, fewer than options.min_coverage "
+                          f"({self.config.options.get('min_coverage', DEFAULT_MIN_COVERAGE):g}) "
+                          f"of them; min_coverage = {exc.accepts:.2f} or lower in "
+                          "[leaderboard.options] accepts it") from None
         except DstEvalError as exc:
             location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",
                                              exc.turn is not None and f"turn {exc.turn}") if p)

@@ -186,18 +186,36 @@ def zip_size(path: Path, limit: int | None, *, chunk: int = 1 << 20) -> int:
 
 
 def content_hash(path: Path) -> str:
-    """sha256 of a file, or of the sorted (relative name, size, bytes) of a directory."""
-    digest = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for file in files:
-        if file is not path:
-            name = file.relative_to(path).as_posix().encode()
-            digest.update(b"%d:%s\x00" % (len(name), name))
-        with file.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\x00")
+    """sha256 of a file's bytes; for a directory, sha256 over its files in sorted order,
+    each framed unambiguously: its relative name (length-prefixed), its size and the sha256
+    of its bytes (fixed length), so no two different file sets give the same sequence."""
+    if path.is_file():
+        return _file_sha256(path)[1].hex()
+    digest = hashlib.sha256(b"dst-eval directory\x00")
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        name = file.relative_to(path).as_posix().encode()
+        size, sha = _file_sha256(file)
+        digest.update(b"%d:%s%d:%s" % (len(name), name, size, sha))
     return digest.hexdigest()
+
+
+def submission_key(path: Path) -> list[str]:
+    """What identifies a submission in the cache key: a file's name (its suffix decides how
+    it is read: ``.zip``, ``.jsonl``, ...) and content hash, or a directory's content hash,
+    each tagged with its kind (a file's bytes can never stand for a directory)."""
+    if path.is_file():
+        return ["file", path.name, content_hash(path)]
+    return ["dir", content_hash(path)]
+
+
+def _file_sha256(path: Path) -> tuple[int, bytes]:
+    """(bytes read, their sha256)."""
+    digest, size = hashlib.sha256(), 0
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+            size += len(block)
+    return size, digest.digest()
 
 
 def _text(value: Any, key: str, limit: int = MAX_TEXT) -> str:

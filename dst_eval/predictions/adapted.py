@@ -50,6 +50,9 @@ TURN_IDS = "turn_ids"
 """Metadata key: ``{dialogue: (turn id of each predicted turn, in order)}``; the binding
 to the gold joins them on the gold turns' ``system_annotations["turn_id"]``
 (JMultiWOZ's official ``evaluate.py`` joins on ``turn_id``)."""
+MARKERS = frozenset({EMBEDDED_GOLD, ORDER_ALIGNED, POSITIONAL, UNSET_MARKER, TURN_IDS})
+"""The metadata keys the readers set: they steer the binding to the gold and the profiles,
+so no file's own ``metadata`` may set them, and they are never a submission's metadata."""
 POSITION = "#"
 GAP = PredTurn()
 

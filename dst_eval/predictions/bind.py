@@ -12,7 +12,9 @@
   layouts, metadata :data:`~dst_eval.predictions.adapted.POSITIONAL`): dialogue
   ``dialogues_001.json#7`` is the 8th dialogue of ``dialogues_001.json`` in the gold's
   split directory (``--gold``); a file that is not there, or a position past its end,
-  refuses the predictions (exit 3).
+  refuses the predictions (exit 3). Only a plain file name is a position (no path
+  separator, drive, ``.`` or ``..``): any other name stays a dialogue id, so nothing a
+  prediction file names is opened outside the gold folder.
 * **Turn ids** (JMultiWOZ's inference output, metadata
   :data:`~dst_eval.predictions.adapted.TURN_IDS`): a predicted turn is the gold turn whose
   ``system_annotations["turn_id"]`` is its turn id, whatever its position in the file; a
@@ -167,8 +169,8 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     renamed: dict = {}
     for name, turns in predictions.dialogues.items():
         file, sep, position = name.rpartition(POSITION)
-        if not sep or not position.isdigit() or not file:
-            renamed[name] = turns
+        if not sep or not position.isdigit() or not _plain_name(file):
+            renamed[name] = turns  # not a position in a file of the gold folder: an id
             continue
         if file not in ids:
             paths = read.get(file, [])
@@ -181,8 +183,9 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
                                       dialogue=name)
             document = read_json(paths[0], error=PredictionError)
             if not isinstance(document, list):
-                raise PredictionError(f"{paths[0]} is not a list of dialogues, so positions in it "
-                                      "name nothing", file=predictions.source, dialogue=name)
+                raise PredictionError(f"{paths[0]} is not a list of dialogues, so positions "
+                                      "in it name nothing", file=predictions.source,
+                                      dialogue=name)
             ids[file] = [str(d.get("dialogue_id")) if isinstance(d, dict) else "" for d in document]
         if int(position) >= len(ids[file]):
             raise PredictionError(f"position {position} is past the {len(ids[file])} "
@@ -192,6 +195,12 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     metadata.pop(POSITIONAL)
     return PredictionSet(predictions.source, predictions.format, renamed, predictions.issues,
                          MappingProxyType(metadata))
+
+
+def _plain_name(file: str) -> bool:
+    """Whether ``file`` can only name a file directly in a folder: no path separator, drive,
+    ``.`` or ``..`` (a dialogue name must never make the scorer open a file elsewhere)."""
+    return bool(file) and file not in (".", "..") and not any(c in file for c in "/\\:\x00")
 
 
 def _check_embedded(predictions: PredictionSet, gold: GoldSet,

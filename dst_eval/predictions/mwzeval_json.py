@@ -4,7 +4,9 @@ One turn object per user turn (= per system turn), read by
 :class:`~dst_eval.predictions.turns.TurnReader` (``state`` ``{domain: {slot: value}}``,
 ``response``, ``active_domains``, ``requested_slots``, ``active_intents``). The wrapper
 ``{"metadata": {...}, "predictions": {<that mapping>}}`` is accepted too; ``metadata``
-goes to :attr:`PredictionSet.metadata`.
+goes to :attr:`PredictionSet.metadata`, but for the readers' own markers
+(:data:`~dst_eval.predictions.adapted.MARKERS`: ``positional``, ``unset_marker``, ...),
+which are ignored with a warning (Issue ``reserved_metadata``).
 
 Duplicate keys, which a JSON parser merges silently (last wins), are found by a cheap
 count of the keys written against the keys parsed, then located exactly
@@ -21,6 +23,7 @@ from typing import Any
 
 from dst_eval.errors import PredictionError
 from dst_eval.jsonio import count_keys, find_duplicate_keys, may_have_duplicate_keys
+from dst_eval.predictions.adapted import MARKERS
 from dst_eval.predictions.common import (
     check_name_length,
     check_same_dialogue,
@@ -76,6 +79,11 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
         if not isinstance(metadata, dict):
             raise PredictionError(f"'metadata' must be a JSON object, found "
                                   f"{describe(metadata)}", file=file)
+        reserved = sorted(MARKERS & set(metadata))
+        if reserved:  # the readers' own markers (positional, ...) steer the scoring
+            reader.issue("reserved_metadata", f"'metadata' keys {', '.join(map(show, reserved))}"
+                         " are dst-eval's own markers; ignored", None, None)
+            metadata = {k: v for k, v in metadata.items() if k not in MARKERS}
         obj = obj["predictions"]
         if not obj:
             raise PredictionError("no predictions: 'predictions' is an empty object", file=file)

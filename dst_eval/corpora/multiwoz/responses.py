@@ -26,7 +26,7 @@ import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import files_digest, paths_files
+from dst_eval.corpora.layout import files_digest, paths_files, probe_file
 from dst_eval.corpora.multiwoz.database import MultiwozDatabase
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
@@ -57,7 +57,7 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     source = Path(gold.source)
     base = source.parent if source.is_file() else source
     for candidate in (base / "db", base.parent / "db"):
-        if all((candidate / name).is_file() for name in DB_FILES):
+        if all(probe_file(candidate / name) for name in DB_FILES):
             return candidate
     return None
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from dst_eval.corpora.layout import FileLog
+from dst_eval.corpora.layout import FileLog, probe_file
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldFile
 from dst_eval.metrics.risawoz_success import Cell
@@ -94,7 +94,7 @@ def find_database(db: Path | None, gold_source: str | Path | None) -> Path | Non
         starts += [folder, folder.parent]
     for start in starts:
         for candidate in (start, *(start / name for name in DB_DIR_NAMES)):
-            if (candidate / DOMAIN_FILES["酒店"]).is_file():
+            if probe_file(candidate / DOMAIN_FILES["酒店"]):
                 return candidate
     return None
 

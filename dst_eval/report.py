@@ -18,11 +18,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from typing import Any, Protocol
 
 import orjson
 
-from dst_eval.escape import markdown, one_line
+from dst_eval.escape import markdown, one_line, rich
 
 FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
 COUNT_KEYS = frozenset({
@@ -112,6 +113,17 @@ def group_rows(result: Result, width: int = DEFAULT_WIDTH) -> list[tuple[str, di
             for group, metrics in result.groups.items()]
 
 
+_PLAIN_NAME = re.compile(r"[a-z0-9_]+")
+
+
+def markdown_name(name: str) -> str:
+    """Metric ``name`` for a Markdown cell: a fixed name (``joint_goal_accuracy``) as it is,
+    the part after its first ``:`` (a gold domain or service, as in
+    ``domain_joint_goal_accuracy:taxi``) escaped as group names are."""
+    head, colon, tail = name.partition(":")
+    return head + colon + markdown(tail) if _PLAIN_NAME.fullmatch(head) else markdown(name)
+
+
 def _header(key: str) -> str:
     return f"{key} ({shown_unit(key)})"
 
@@ -131,12 +143,13 @@ def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
     ci_head, ci_rule = (" 95% CI (mean ± half-width) |", "---:|") if intervals else ("", "")
     lines = [f"`{result.signature}`", "", f"Scale: {SCALE_NOTE}.", "",
              f"| metric | score | unit |{ci_head}", f"|---|---:|---|{ci_rule}"]
-    lines += [f"| {name} | {value} | {shown_unit(name)} |"
+    lines += [f"| {markdown_name(name)} | {value} | {shown_unit(name)} |"
               + (f" {_ci_cell(name, intervals.get(name), width)} |" if intervals else "")
               for name, value in rows(result, width)]
     if result.groups:
         keys = _group_keys(result.groups)
-        lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
+        heads = [f"{markdown_name(k)} ({shown_unit(k)})" for k in keys]
+        lines += ["", "| group | " + " | ".join(heads) + " |",
                   "|---|" + "---:|" * len(keys)]
         for group, metrics in group_rows(result, width):
             lines.append(f"| {markdown(group)} | " + " | ".join(metrics.get(k, "") for k in keys)
@@ -186,7 +199,7 @@ def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
     header = ["metric", "score", "unit"] + (["95% CI (mean ± half-width)"] if intervals else [])
     body = []
     for name, value in rows(result, width):
-        row = [name, value, shown_unit(name)]
+        row = [one_line(name), value, shown_unit(name)]
         if intervals:
             row.append(_ci_cell(name, intervals.get(name), width))
         body.append(row)
@@ -195,7 +208,7 @@ def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
     if result.groups:
         keys = _group_keys(result.groups)
         lines += ["", "breakdown"]
-        lines += _aligned(["group", *map(_header, keys)],
+        lines += _aligned(["group", *(one_line(_header(k)) for k in keys)],
                           [[one_line(g), *(m.get(k, "") for k in keys)] for g, m in
                            group_rows(result, width)],
                           set(range(1, len(keys) + 1)))
@@ -217,7 +230,6 @@ def _ci_cell(name: str, ci: dict[str, Any] | None, width: int) -> str:
 def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     """Print rich tables (the CLI's output on a terminal). Cells fold rather than being cut,
     and the signature is printed unwrapped (the terminal soft-wraps it)."""
-    from rich.markup import escape
     from rich.table import Table
 
     intervals = result.confidence_intervals or {}
@@ -228,7 +240,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     if intervals:
         table.add_column("95% CI (μ ± half-width)", justify="right", overflow="fold")
     for name, value in rows(result, width):
-        cells = [escape(name), value, shown_unit(name)]
+        cells = [rich(name), value, shown_unit(name)]
         if intervals:
             cells.append(_ci_cell(name, intervals.get(name), width))
         table.add_row(*cells)
@@ -245,9 +257,9 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
             breakdown = Table(title="breakdown")
             breakdown.add_column("group", overflow="fold")
             for key in keys:
-                breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
+                breakdown.add_column(rich(_header(key)), justify="right", overflow="fold")
             for group, metrics in grouped:
-                breakdown.add_row(escape(one_line(group)), *(metrics.get(k, "") for k in keys))
+                breakdown.add_row(rich(group), *(metrics.get(k, "") for k in keys))
         else:  # too wide for the terminal: one row per value rather than folded cells
             breakdown = Table(title="breakdown")
             for name, justify in (("group", "left"), ("metric", "left"), ("value", "right"),
@@ -256,7 +268,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
             for group, metrics in grouped:
                 for key in keys:
                     if key in metrics:
-                        breakdown.add_row(escape(one_line(group)), escape(key), metrics[key],
+                        breakdown.add_row(rich(group), rich(key), metrics[key],
                                           shown_unit(key))
         console.print(breakdown)
     coverage = _coverage_line(result)
@@ -264,7 +276,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
         console.print(coverage, highlight=False, markup=False)
     for issue in result.issues:
         style = "red" if issue.severity == "error" else "yellow"
-        console.print(f"[{style}]{issue.severity}[/{style}]: {escape(one_line(str(issue)))}",
+        console.print(f"[{style}]{issue.severity}[/{style}]: {rich(str(issue))}",
                       highlight=False)
     for note in result.notes:
         console.print(f"note: {one_line(note)}", highlight=False, markup=False)

@@ -1,0 +1,97 @@
+"""Strings from the input data (gold service and domain names inside metric names, file
+names) are escaped for every output format by :mod:`dst_eval.escape`, as breakdown group
+names and issue lines are; plain text is aligned by display width."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+
+from dst_eval.cli.app import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MWZ22 = ROOT / "gold_samples" / "multiwoz22"
+HOSTILE = "ta|x<b>i\x1b[31m`"
+"""A gold service name: a table pipe, HTML, an ESC and a backtick."""
+
+
+def run(capsys, *argv: Any) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list):
+        return [_renamed(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {_renamed(k, old, new): _renamed(v, old, new) for k, v in value.items()}
+    return value
+
+
+@pytest.fixture
+def hostile_service(tmp_path) -> list[str]:
+    """The MultiWOZ 2.2 sample gold with the service ``taxi`` renamed to :data:`HOSTILE`,
+    and oracle predictions (every domain's joint goal accuracy is 100.00 %)."""
+    from helpers import oracle_predictions
+
+    from dst_eval.corpora import load_gold
+
+    for name in ("dialogues_001.json", "schema.json"):
+        data = json.loads((MWZ22 / name).read_text(encoding="utf-8"))
+        (tmp_path / name).write_text(json.dumps(_renamed(data, "taxi", HOSTILE)),
+                                     encoding="utf-8")
+    gold = load_gold(tmp_path / "dialogues_001.json", corpus="multiwoz22")
+    (tmp_path / "predictions.json").write_text(json.dumps(oracle_predictions(gold)),
+                                               encoding="utf-8")
+    return [str(tmp_path / "predictions.json"), "--gold", str(tmp_path / "dialogues_001.json"),
+            "--corpus", "multiwoz22", "-q"]
+
+
+def test_a_gold_service_name_in_a_metric_name_is_escaped_in_markdown(capsys, hostile_service):
+    expected = "100.00"
+    code, out, _ = run(capsys, *hostile_service, "-f", "markdown")
+    assert code == 0 and "\x1b" not in out
+    [row] = [line for line in out.splitlines() if "domain_joint_goal_accuracy:ta" in line]
+    # written by hand: pipe, angle brackets, backtick and [ backslash-escaped, ESC shown
+    assert row == (f"| domain_joint_goal_accuracy:ta\\|x\\<b\\>i\\\\x1b\\[31m\\` | {expected} "
+                   "| % |")
+    # a Markdown renderer sees three cells: the name, the score under "score", the unit
+    page = MarkdownIt("commonmark").enable("table").render(out)
+    cells = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td[^>]*>(.*?)</td>\s*<td>(.*?)</td>", page,
+                       re.S)
+    [(name, score, unit)] = [c for c in cells if c[0].startswith("domain_joint_goal_accuracy:ta")]
+    assert (name, score, unit) == (
+        "domain_joint_goal_accuracy:ta|x&lt;b&gt;i\\x1b[31m`", expected, "%")
+    assert "<b>" not in page
+
+
+def test_a_gold_service_name_in_a_metric_name_is_one_line_in_text_and_rich(capsys,
+                                                                           hostile_service):
+    from rich.console import Console
+
+    from dst_eval import evaluate
+    from dst_eval.report import render
+
+    expected = "100.00"
+    code, out, _ = run(capsys, *hostile_service, "-f", "text")
+    assert code == 0 and "\x1b" not in out
+    [line] = [x for x in out.splitlines() if "accuracy:ta|x" in x]
+    assert line.split() == ["domain_joint_goal_accuracy:ta|x<b>i\\x1b[31m`", expected, "%"]
+    # the rich table: no raw ESC from the name (a plain console writes no styles at all)
+    preds, _, gold, _, corpus, _ = hostile_service
+    result = evaluate(preds, gold=gold, corpus=corpus)
+    console = Console(file=io.StringIO(), width=200, force_terminal=False, color_system=None)
+    render(result, console)
+    table = console.file.getvalue()
+    assert "\x1b" not in table
+    [line] = [x for x in table.splitlines() if "accuracy:ta|x" in x]
+    assert "domain_joint_goal_accuracy:ta|x<b>i\\x1b[31m`" in line and expected in line

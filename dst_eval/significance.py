@@ -9,13 +9,14 @@ calls :func:`compare_reports` and renders the result with :func:`comparison_mark
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from dst_eval.errors import UsageError
+from dst_eval.escape import markdown, one_line
 from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.resampling import (
     DEFAULT_SEED,
@@ -27,7 +28,7 @@ from dst_eval.metrics.resampling import (
     paired_bootstrap,
     seed_label,
 )
-from dst_eval.report import format_value
+from dst_eval.report import format_value, markdown_name
 from dst_eval.result import Result
 
 TESTS = ("bs", "ar", "both")
@@ -234,18 +235,22 @@ def _p(value: float | None) -> str:
     return f"{value:.4f}" + ("*" if value < SIGNIFICANCE_LEVEL else "")
 
 
-def comparison_rows(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def comparison_rows(result: dict[str, Any], name: Callable[[str], str] = one_line,
+                    metric_name: Callable[[str], str] = one_line
+                    ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one row per metric; per system its score (μ ± CI when bootstrapped),
-    then for every non-baseline system Δ and the p-values (``*``: p < 0.05)."""
+    then for every non-baseline system Δ and the p-values (``*``: p < 0.05). File names go
+    through ``name`` and metric names through ``metric_name`` (:mod:`dst_eval.escape`: they
+    come from the command line and the gold data)."""
     header = ["metric"]
     for system, label in zip(result["systems"], _display_names(result), strict=True):
-        header.append(label + (" (baseline)" if system["baseline"] else ""))
+        header.append(name(label) + (" (baseline)" if system["baseline"] else ""))
         if not system["baseline"]:
             header.append("Δ")
             header += [f"p ({t})" for t in ("bs", "ar") if f"p_{t}" in _any_scores(system)]
     rows = []
     for metric in result["metrics"]:
-        row = [metric]
+        row = [metric_name(metric)]
         for system in result["systems"]:
             cell = system["scores"][metric]
             row.append(format_ci(metric, cell) if "mean" in cell
@@ -274,14 +279,15 @@ def _signed(metric: str, delta: float) -> str:
 
 
 def comparison_markdown(result: dict[str, Any]) -> str:
-    header, rows = comparison_rows(result)
+    header, rows = comparison_rows(result, markdown, markdown_name)
     from dst_eval.report import SCALE_NOTE
 
     lines = [f"`{result['signature']}`", "", f"Units: {SCALE_NOTE}.", "",
              "| " + " | ".join(header) + " |",
              "|---|" + "---:|" * (len(header) - 1)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    lines += ["", _legend(result)] + [f"- note: {note}" for note in result.get("notes", [])]
+    lines += ["", _legend(result)] + [f"- note: {markdown(note)}"
+                                      for note in result.get("notes", [])]
     return "\n".join(lines) + "\n"
 
 
@@ -299,23 +305,23 @@ def _legend(result: dict[str, Any]) -> str:
 
 def render_comparison(result: dict[str, Any], console) -> None:
     """Print the comparison as a rich table (the signature on a line of its own)."""
-    from rich.markup import escape
     from rich.table import Table
 
+    from dst_eval.escape import rich
     from dst_eval.report import SCALE_NOTE
 
-    header, rows = comparison_rows(result)
+    header, rows = comparison_rows(result, rich, rich)  # the other cells hold no markup
     table = Table(title="dst-eval compare", caption=SCALE_NOTE)
     for i, title in enumerate(header):
-        table.add_column(escape(title), justify="left" if i == 0 else "right", overflow="fold")
+        table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")
     for row in rows:
-        table.add_row(*map(escape, row))
+        table.add_row(*row)
     console.print(table)
     console.print(f"signature: {result['signature']}", highlight=False, soft_wrap=True,
                   markup=False)
     console.print(_legend(result), highlight=False, markup=False)
     for note in result.get("notes", []):
-        console.print(f"note: {note}", highlight=False, markup=False)
+        console.print(f"note: {one_line(note)}", highlight=False, markup=False)
 
 
 def comparison_text(result: dict[str, Any]) -> str:
@@ -332,5 +338,5 @@ def comparison_text(result: dict[str, Any]) -> str:
     lines = [f"dst-eval compare ({SCALE_NOTE})", "", line(header),
              line(["-" * w for w in widths]), *map(line, rows), "",
              f"signature: {result['signature']}", _legend(result)]
-    lines += [f"note: {note}" for note in result.get("notes", [])]
+    lines += [f"note: {one_line(note)}" for note in result.get("notes", [])]
     return "\n".join(lines) + "\n"

@@ -95,3 +95,55 @@ def test_a_gold_service_name_in_a_metric_name_is_one_line_in_text_and_rich(capsy
     assert "\x1b" not in table
     [line] = [x for x in table.splitlines() if "accuracy:ta|x" in x]
     assert "domain_joint_goal_accuracy:ta|x<b>i\\x1b[31m`" in line and expected in line
+
+
+# ---- file names in compare and validate ------------------------------------------------
+HTML_NAME = "sys|<img src=x onerror=alert(1)>.json"
+CONTROL_NAME = "sys\x1b[31mRED\nX.json"
+
+
+def _copy_sample(tmp_path: Path, name: str) -> str:
+    path = tmp_path / name
+    path.write_bytes((MWZ22 / "predictions.json").read_bytes())
+    return str(path)
+
+
+def test_compare_markdown_escapes_file_names(capsys, tmp_path):
+    system = _copy_sample(tmp_path, HTML_NAME)
+    code, out, _ = run(capsys, "compare", MWZ22 / "predictions.json", system, "--gold", MWZ22,
+                       "--n", 20, "-m", "joint_goal_accuracy", "-f", "markdown", "-q")
+    assert code == 0
+    page = MarkdownIt("commonmark").enable("table").render(out)
+    assert "<img" not in page
+    header = re.findall(r"<th[^>]*>(.*?)</th>", page)
+    assert header == ["metric", "predictions.json (baseline)",
+                      "sys|&lt;img src=x onerror=alert(1)&gt;.json", "Δ", "p (bs)"]
+    assert len(re.findall(r"<td[^>]*>", page)) == len(header)  # one metric row, 5 cells
+
+
+def test_compare_text_and_rich_and_validate_show_control_characters_escaped(capsys,
+                                                                            tmp_path):
+    from rich.console import Console
+
+    from dst_eval.significance import render_comparison
+
+    system = _copy_sample(tmp_path, CONTROL_NAME)
+    shown = "sys\\x1b[31mRED\\nX.json"
+    argv = ["compare", MWZ22 / "predictions.json", system, "--gold", MWZ22, "--n", 20,
+            "-m", "joint_goal_accuracy", "-q"]
+    code, out, _ = run(capsys, *argv)  # not a terminal: plain text
+    assert code == 0 and "\x1b" not in out
+    [header] = [line for line in out.splitlines() if line.startswith("metric")]
+    assert header.split() == ["metric", "predictions.json", "(baseline)", shown, "Δ", "p",
+                              "(bs)"]
+    code, out, _ = run(capsys, *argv, "-f", "json")
+    result = json.loads(out)
+    assert result["systems"][1]["name"] == system  # JSON escapes on its own
+    console = Console(file=io.StringIO(), width=250, force_terminal=False, color_system=None)
+    render_comparison(result, console)
+    table = console.file.getvalue()
+    assert "\x1b" not in table and shown in table
+    # validate's summary line names the file on one line
+    code, out, _ = run(capsys, "validate", system, "--gold", MWZ22)
+    assert code == 0 and "\x1b" not in out
+    assert out.splitlines()[0].startswith(f"{tmp_path}/{shown}: mwzeval format, 4 dialogues")

@@ -147,3 +147,25 @@ def test_compare_text_and_rich_and_validate_show_control_characters_escaped(caps
     code, out, _ = run(capsys, "validate", system, "--gold", MWZ22)
     assert code == 0 and "\x1b" not in out
     assert out.splitlines()[0].startswith(f"{tmp_path}/{shown}: mwzeval format, 4 dialogues")
+
+
+# ---- the HTML report ---------------------------------------------------------------------
+def test_html_report_shows_control_and_bidi_characters_escaped(tmp_path):
+    from dst_eval.api import evaluate
+    from dst_eval.html_report import render_report_html
+
+    value = "X\x1b[31mY\u202eZ\x00W"
+    preds = json.loads((MWZ22 / "predictions.json").read_text(encoding="utf-8"))
+    for turn in preds["demo0001"]:
+        turn["state"]["restaurant"]["area"] = value  # a wrong value in every turn
+    path = tmp_path / "preds.json"
+    path.write_text(json.dumps(preds), encoding="utf-8")
+    result = evaluate(path, gold=MWZ22, by=("domain", "slot", "depth"))
+    page = render_report_html(result, title="t\u202eitle\x07")
+    for raw in ("\x1b", "\u202e", "\x00", "\x07"):
+        assert raw not in page
+    shown = "x\\x1b[31my\\u202ez\\x00w"  # normalised (lower case), then escaped
+    assert f"<td>centre</td><td>{shown}</td>" in page  # the most frequent wrong values
+    if "<svg" in page:  # the plot's label (matplotlib installed)
+        assert f"restaurant-area: centre → {shown}</text>" in page
+    assert "<title>t\\u202eitle\\x07</title>" in page

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from dst_eval.escape import markdown, one_line, rich
+from dst_eval.escape import json_safe, markdown, one_line, rich
 
 FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
 COUNT_KEYS = frozenset({
@@ -93,7 +93,19 @@ class Result(Protocol):
 
 def to_json(result: Result, *, indent: bool = True) -> str:
     option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_INDENT_2 if indent else 0)
-    return orjson.dumps(result.to_dict(), option=option, default=_jsonable).decode()
+    return dumps_json(result.to_dict(), option)
+
+
+def dumps_json(data: Any, option: int) -> str:
+    """``data`` as JSON text; a string that UTF-8 cannot encode (a file name's undecodable
+    byte, held as a lone surrogate) is written as :func:`~dst_eval.escape.json_safe` shows
+    it (``\\udcff``)."""
+    try:
+        return orjson.dumps(data, option=option, default=_jsonable).decode()
+    except orjson.JSONEncodeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        return orjson.dumps(json_safe(data), option=option, default=_jsonable).decode()
 
 
 def units(result: Result) -> dict[str, str]:

@@ -28,7 +28,7 @@ from dst_eval.metrics.resampling import (
     paired_bootstrap,
     seed_label,
 )
-from dst_eval.report import format_value, markdown_name
+from dst_eval.report import dumps_json, format_value, markdown_name
 from dst_eval.result import Result
 
 TESTS = ("bs", "ar", "both")
@@ -216,7 +216,7 @@ def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Resu
 # ---- renderings ----------------------------------------------------------------------
 def comparison_json(result: dict[str, Any]) -> str:
     """JSON with NaN as ``null``."""
-    return orjson.dumps(_nan_to_none(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps_json(_nan_to_none(result), orjson.OPT_INDENT_2) + "\n"
 
 
 def _nan_to_none(value: Any) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,44 @@ def test_html_report_shows_control_and_bidi_characters_escaped(tmp_path):
     if "<svg" in page:  # the plot's label (matplotlib installed)
         assert f"restaurant-area: centre → {shown}</text>" in page
     assert "<title>t\\u202eitle\\x07</title>" in page
+
+
+# ---- non-UTF-8 file names ----------------------------------------------------------------
+def test_non_utf8_file_names_are_written_escaped_in_every_format(capsys, tmp_path):
+    """A file name with byte 0xff (legal on Linux) is ``p\\udcff.json`` to Python
+    (os.fsdecode); JSON, --report, -o, report --html, --title and compare show that byte
+    as the text ``\\udcff`` instead of failing with an internal error."""
+    preds = tmp_path / "p\udcff.json"  # on disk: b"p\xff.json"
+    preds.write_bytes((MWZ22 / "predictions.json").read_bytes())
+    assert b"p\xff.json" in os.listdir(os.fsencode(tmp_path))
+    shown = f"{tmp_path}/p\\udcff.json"
+    code, out, _ = run(capsys, preds, "--gold", MWZ22, "-f", "json", "-q")
+    assert code == 0 and json.loads(out)["predictions"] == shown
+    code, _, _ = run(capsys, preds, "--gold", MWZ22, "--report", tmp_path / "r.json", "-q")
+    assert code == 0
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["predictions"] == shown
+    # a gold folder with byte 0xfe
+    gold = tmp_path / "g\udcfe"
+    gold.mkdir()
+    for name in ("dialogues_001.json", "schema.json"):
+        (gold / name).write_bytes((MWZ22 / name).read_bytes())
+    code, out, _ = run(capsys, MWZ22 / "predictions.json", "--gold", gold, "-f", "json", "-q")
+    assert code == 0 and json.loads(out)["gold"] == f"{tmp_path}/g\\udcfe"
+    # the HTML report, its --title
+    code, _, _ = run(capsys, "report", preds, "--gold", MWZ22, "--html", tmp_path / "r.html",
+                     "--title", "t\udcff", "-q")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert code == 0 and "<title>t\\udcff</title>" in page
+    # -o of text whose warning names the file (a missing dialogue)
+    data = json.loads((MWZ22 / "predictions.json").read_text(encoding="utf-8"))
+    del data["demo0004"]
+    partial = tmp_path / "q\udcff.json"
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    code, _, _ = run(capsys, partial, "--gold", MWZ22, "-f", "text", "-o", tmp_path / "o.txt",
+                     "-q")
+    text = (tmp_path / "o.txt").read_text(encoding="utf-8")
+    assert code == 0 and f"warning: {tmp_path}/q\\udcff.json: 1 of 4 gold dialogues" in text
+    # compare's JSON
+    code, out, _ = run(capsys, "compare", preds, MWZ22 / "predictions.json", "--gold", MWZ22,
+                       "--n", 20, "-f", "json", "-q")
+    assert code == 0 and json.loads(out)["systems"][0]["name"] == shown

@@ -187,7 +187,8 @@ def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
 def write_text(text: str, output: str | None, flag: str = "--output") -> None:
     if output:
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            # backslashreplace: a lone surrogate (a non-UTF-8 file name) as \udcff
+            Path(output).write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             raise UsageError(f"cannot write {flag} {output}: {exc.strerror or exc}") from None
     else:

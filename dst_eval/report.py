@@ -19,6 +19,7 @@ import csv
 import io
 import math
 import re
+import unicodedata
 from typing import Any, Protocol
 
 import orjson
@@ -193,13 +194,24 @@ def to_csv(result: Result) -> str:
     return buffer.getvalue()
 
 
-def _aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
-    """Plain columns separated by two spaces, never truncated."""
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+def text_width(text: str) -> int:
+    """Terminal columns of ``text``: 2 for a wide or fullwidth (CJK) character, 0 for a
+    combining mark, 1 otherwise."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
+    """Plain columns separated by two spaces, never truncated, padded to the display
+    width of their widest cell (:func:`text_width`)."""
+    widths = [max(text_width(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
-        parts = [c.rjust(w) if i in right else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        pads = [" " * (w - text_width(c)) for c, w in zip(cells, widths, strict=True)]
+        parts = [pad + c if i in right else c + pad
+                 for i, (c, pad) in enumerate(zip(cells, pads, strict=True))]
         return "  ".join(parts).rstrip()
     return [line(header), line(["-" * w for w in widths]), *map(line, body)]
 
@@ -215,12 +227,12 @@ def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
         if intervals:
             row.append(_ci_cell(name, intervals.get(name), width))
         body.append(row)
-    lines = [f"dst-eval ({SCALE_NOTE})", ""] + _aligned(header, body, {1})
+    lines = [f"dst-eval ({SCALE_NOTE})", ""] + aligned(header, body, {1})
     lines += ["", f"signature: {result.signature}"]
     if result.groups:
         keys = _group_keys(result.groups)
         lines += ["", "breakdown"]
-        lines += _aligned(["group", *(one_line(_header(k)) for k in keys)],
+        lines += aligned(["group", *(one_line(_header(k)) for k in keys)],
                           [[one_line(g), *(m.get(k, "") for k in keys)] for g, m in
                            group_rows(result, width)],
                           set(range(1, len(keys) + 1)))

@@ -327,16 +327,11 @@ def render_comparison(result: dict[str, Any], console) -> None:
 def comparison_text(result: dict[str, Any]) -> str:
     """The comparison as plain aligned text (a pipe or a log file): nothing cut, the
     signature on one line."""
-    from dst_eval.report import SCALE_NOTE
+    from dst_eval.report import SCALE_NOTE, aligned
 
     header, rows = comparison_rows(result)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
-    lines = [f"dst-eval compare ({SCALE_NOTE})", "", line(header),
-             line(["-" * w for w in widths]), *map(line, rows), "",
+    lines = [f"dst-eval compare ({SCALE_NOTE})", "",
+             *aligned(header, rows, set(range(1, len(header)))), "",
              f"signature: {result['signature']}", _legend(result)]
     lines += [f"note: {one_line(note)}" for note in result.get("notes", [])]
     return "\n".join(lines) + "\n"

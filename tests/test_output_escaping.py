@@ -211,3 +211,39 @@ def test_non_utf8_file_names_are_written_escaped_in_every_format(capsys, tmp_pat
     code, out, _ = run(capsys, "compare", preds, MWZ22 / "predictions.json", "--gold", MWZ22,
                        "--n", 20, "-f", "json", "-q")
     assert code == 0 and json.loads(out)["systems"][0]["name"] == shown
+
+
+# ---- plain text alignment ----------------------------------------------------------------
+def _end_column(line: str, pattern: str) -> int:
+    """The display column (rich's cell_len, the reference) where ``pattern`` ends."""
+    from rich.cells import cell_len
+
+    return cell_len(line[:re.search(pattern, line).end()])
+
+
+def test_plain_text_pads_cjk_cells_by_display_width(capsys, tmp_path):
+    from rich.cells import cell_len
+
+    risawoz = ROOT / "gold_samples" / "risawoz"
+    code, out, _ = run(capsys, risawoz / "predictions.json", "--gold", risawoz, "--by",
+                       "domain", "-q", "-m", "joint_goal_accuracy", "-f", "text")
+    lines = out.splitlines()
+    rows = [line for line in lines if line.startswith("domain:")]
+    assert code == 0 and len(rows) == 4 and any(cell_len(r) != len(r) for r in rows)
+    # right-aligned scores and counts end in the header's columns, on screen
+    header = next(line for line in lines if line.startswith("group "))
+    assert {_end_column(r, r"^\S+\s+\S+") for r in rows} == {
+        _end_column(header, r"joint_goal_accuracy \(%\)")}
+    assert {cell_len(r) for r in rows} == {cell_len(header)}
+    # compare's plain text: a CJK file name in the header
+    system = _copy_sample(tmp_path, "系统.json")
+    code, out, _ = run(capsys, "compare", MWZ22 / "predictions.json", system, "--gold", MWZ22,
+                       "--n", 20, "-m", "joint_goal_accuracy", "slot_f1", "-q")
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("metric"))
+    body = [line for line in lines if line.startswith(("joint_goal_accuracy ", "slot_f1 "))]
+    assert code == 0 and len(body) == 2
+    # the Δ column and the p column end where the header's do
+    assert {_end_column(r, r"[+-]\d+\.\d\d(?=\s+\S+$)") for r in body} == {
+        _end_column(header, "Δ")}
+    assert {cell_len(r) for r in body} == {cell_len(header)}

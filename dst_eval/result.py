@@ -171,10 +171,7 @@ class Result:
         out.update(self.extra)
         out["coverage"] = self.coverage
         out["counts"] = self.counts
-        out["issues"] = [
-            {"kind": i.kind, "severity": i.severity, "message": i.message, "file": i.file,
-             "dialogue": i.dialogue, "turn": i.turn} for i in self.issues
-        ]
+        out["issues"] = [issue_dict(i) for i in self.issues]
         out["notes"] = self.notes
         out["gold"] = self.gold_source
         out["predictions"] = self.predictions_source
@@ -207,6 +204,12 @@ class Result:
         from dst_eval.report import render
 
         render(self, console)
+
+
+def issue_dict(issue: Any) -> dict[str, Any]:
+    """An :class:`~dst_eval.predictions.model.Issue` as its JSON object."""
+    return {"kind": issue.kind, "severity": issue.severity, "message": issue.message,
+            "file": issue.file, "dialogue": issue.dialogue, "turn": issue.turn}
 
 
 def _integral(counts: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from dst_eval.metrics.resampling import (
     seed_label,
 )
 from dst_eval.report import dumps_json, format_value, markdown_name
-from dst_eval.result import Result
+from dst_eval.result import Result, issue_dict
 
 TESTS = ("bs", "ar", "both")
 DEFAULT_RESAMPLES = 1000
@@ -92,7 +92,10 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
     sacrebleu's strict p-values (:mod:`dst_eval.metrics.resampling`). Returns::
 
         {"signature", "test", "seed", "ties", "n"?, "trials"?, "notes"?, "metrics": [names],
-         "systems": [{"name", "baseline": bool, "scores": {metric: {
+         "systems": [{"name", "baseline": bool,
+                      "issues": [{"kind", "severity", "message", "file", "dialogue",
+                                  "turn"}],    # the report's warnings (Result.issues)
+                      "scores": {metric: {
              "score", "mean", "ci_low", "ci_high", "half_width"      (bs)
              "delta", "p_bs", "p_ar"                                 (systems)}}}]}
 
@@ -142,10 +145,14 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
         for table, metrics in groups:
             for name, ci in bootstrap_ci(table, metrics, n_samples=n, seed=seed).items():
                 base_scores[name] = _without_resamples(ci, n)
-    result["systems"].append({"name": names[0], "baseline": True, "scores": base_scores})
+    result["systems"].append({"name": names[0], "baseline": True,
+                              "issues": [issue_dict(i) for i in base.issues],
+                              "scores": base_scores})
     for report, name in zip(reports[1:], names[1:], strict=True):
-        result["systems"].append(
-            _compare_one(groups, report, names[0], name, test, n, trials, seed, ties))
+        system = _compare_one(groups, report, names[0], name, test, n, trials, seed, ties)
+        result["systems"].append({"name": name, "baseline": False,
+                                  "issues": [issue_dict(i) for i in report.issues],
+                                  "scores": system["scores"]})
     return result
 
 
@@ -288,6 +295,7 @@ def comparison_markdown(result: dict[str, Any]) -> str:
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", _legend(result)] + [f"- note: {markdown(note)}"
                                       for note in result.get("notes", [])]
+    lines += [f"- {severity}: {markdown(text)}" for severity, text in _issues(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -301,6 +309,20 @@ def _legend(result: dict[str, Any]) -> str:
     ties = "ties count" if result["ties"] == "include" else "ties excluded (sacrebleu)"
     return ("p-values against the baseline: " + "; ".join(parts) + f"; seed {result['seed']}; "
             f"{ties}; * p < {SIGNIFICANCE_LEVEL}.")
+
+
+def _issues(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(severity, one-line text)`` of every system's issues (the warnings ``dst-eval``
+    prints for that file alone); one without a file names its system."""
+    from dst_eval.predictions.model import Issue
+
+    out = []
+    for system, label in zip(result["systems"], _display_names(result), strict=True):
+        for fields in system.get("issues", []):
+            issue = Issue(**fields)
+            text = str(issue) if issue.file else f"{one_line(label)}: {issue}"
+            out.append((issue.severity, text))
+    return out
 
 
 def render_comparison(result: dict[str, Any], console) -> None:
@@ -322,6 +344,9 @@ def render_comparison(result: dict[str, Any], console) -> None:
     console.print(_legend(result), highlight=False, markup=False)
     for note in result.get("notes", []):
         console.print(f"note: {one_line(note)}", highlight=False, markup=False)
+    for severity, text in _issues(result):
+        style = "red" if severity == "error" else "yellow"
+        console.print(f"[{style}]{severity}[/{style}]: {rich(text)}", highlight=False)
 
 
 def comparison_text(result: dict[str, Any]) -> str:
@@ -334,4 +359,5 @@ def comparison_text(result: dict[str, Any]) -> str:
              *aligned(header, rows, set(range(1, len(header)))), "",
              f"signature: {result['signature']}", _legend(result)]
     lines += [f"note: {one_line(note)}" for note in result.get("notes", [])]
+    lines += [f"{severity}: {text}" for severity, text in _issues(result)]
     return "\n".join(lines) + "\n"

@@ -11,16 +11,24 @@ it is shown, so that no input can forge output.
                     item, e.g. in ``$GITHUB_STEP_SUMMARY``
 :func:`html`        :func:`one_line`, then :func:`html.escape`
 :func:`rich`        :func:`one_line`, then rich's markup escape (``[/x]`` is no closing tag)
+:func:`json_safe`   JSON: a structure whose strings are all UTF-8 encodable
 ==================  =======================================================================
+
+Every one of them shows a lone surrogate, which is how :func:`os.fsdecode` holds an
+undecodable byte of a file name (byte ``0xff`` is ``\\udcff``), as ``\\udcff``: such a
+name is legal on Linux, and it cannot be written as UTF-8.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
-                    "\u2060-\u206f\ufeff\ufff9-\ufffb]")
-"""Control (C0, DEL, C1), bidirectional and invisible formatting characters."""
+                    "\u2060-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb]")
+"""Control (C0, DEL, C1), bidirectional and invisible formatting characters, and lone
+surrogates."""
+SURROGATES = re.compile("[\ud800-\udfff]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|#~!&{}()])")
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -54,3 +62,16 @@ def rich(text: str) -> str:
     from rich.markup import escape
 
     return escape(one_line(text))
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` (dicts, lists and tuples of strings and scalars) with every lone surrogate
+    of its strings and keys shown as ``\\udcff``; other characters are left to the JSON
+    encoder, which escapes them."""
+    if isinstance(value, str):
+        return SURROGATES.sub(_escaped, value) if SURROGATES.search(value) else value
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value

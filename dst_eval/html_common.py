@@ -8,7 +8,6 @@ deterministic (no dates, fixed SVG ids), so re-rendering gives identical bytes.
 
 from __future__ import annotations
 
-import html
 import io
 import math
 import re
@@ -17,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dst_eval import __version__
+from dst_eval.escape import html, one_line
 from dst_eval.report import FRACTION, unit_of
 
 TOP_SLOTS = 30
@@ -64,7 +64,9 @@ footer{margin-top:2em;color:var(--muted);font-size:.85em}
 
 # ---- small HTML helpers ----------------------------------------------------------------
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    """``value`` as HTML text (:func:`dst_eval.escape.html`: control and bidirectional
+    characters shown as ``\\x1b``, ``\\u202e``)."""
+    return html("" if value is None else str(value))
 
 
 def _is_number(value: Any) -> bool:
@@ -208,7 +210,7 @@ def _plot_slot_errors(counts: dict[str, dict[str, float]]) -> str:
         left = [0.0] * len(slots)
         for kind in ("wrong", "missing", "extra"):
             values = [counts[s][kind] for s in slots]
-            ax.barh([_short(s, 36) for s in slots], values, left=left, height=0.72,
+            ax.barh([_short(one_line(s), 36) for s in slots], values, left=left, height=0.72,
                     color=ERROR_COLOURS[kind], label=kind if kind != "wrong" else "wrong value")
             left = [a + b for a, b in zip(left, values, strict=True)]
         ax.set_xlabel("errors (slot-turns)")
@@ -226,7 +228,8 @@ def _plot_wrong_values(confusions: list[tuple[str, str, str, int]]) -> str:
     shown = list(reversed(confusions[:15]))
     with matplotlib.rc_context(_RC):
         fig, ax = _new_figure(7.5, 0.9 + 0.24 * len(shown))
-        labels = [_short(f"{s}: {g or '∅'} → {p or '∅'}", 60) for s, g, p, _ in shown]
+        labels = [_short(one_line(f"{s}: {g or '∅'} → {p or '∅'}"), 60)
+                  for s, g, p, _ in shown]
         ax.barh(range(len(shown)), [c for *_, c in shown], color=ERROR_COLOURS["wrong"],
                 height=0.72)
         ax.set_yticks(range(len(shown)), labels)

@@ -39,6 +39,14 @@ MAX_SEED = 2**63 - 1  # metrics.resampling.MAX_SEED (not imported here: it loads
 DEFAULT_MIN_COVERAGE = 0.5
 PATH_FIELDS = ("db", "goals", "references", "gold_states")
 
+RESPONSE_METRIC_NAMES = frozenset({
+    # responses (corpora/*/responses.py), MultiWOZ richness
+    "bleu", "bleu_corpus", "bleu_jieba", "bleu_segmented", "bleu_sentence_mean", "inform",
+    "success", "combined", "combined_segmented", "entity_inform_rate", "avg_lengths",
+    "entropy", "cond_entropy", "msttr", "num_unigrams", "num_bigrams", "num_trigrams",
+})
+"""The metrics of the corpus response scorers (scored only when the predictions carry
+responses)."""
 METRIC_NAMES = frozenset({
     # DST: strict (metrics/), mwzeval, convlab, trade, JMultiWOZ official
     "joint_goal_accuracy", "slot_accuracy", "slot_f1", "slot_precision", "slot_recall",
@@ -52,11 +60,7 @@ METRIC_NAMES = frozenset({
     "slot_tagging_f1", "slot_tagging_precision", "slot_tagging_recall",
     "joint_cat_accuracy", "joint_noncat_accuracy", "average_cat_accuracy",
     "average_noncat_accuracy",
-    # responses (corpora/*/responses.py), MultiWOZ richness
-    "bleu", "bleu_corpus", "bleu_jieba", "bleu_segmented", "bleu_sentence_mean", "inform",
-    "success", "combined", "combined_segmented", "entity_inform_rate", "avg_lengths",
-    "entropy", "cond_entropy", "msttr", "num_unigrams", "num_bigrams", "num_trigrams",
-})
+}) | RESPONSE_METRIC_NAMES
 """Every metric name a profile or corpus response scorer reports (``--metrics`` refuses any
 other); ``tests/test_options.py`` checks the list against what the scorers report."""
 METRIC_PREFIXES = ("flexible_goal_accuracy@", "domain_joint_goal_accuracy:")

@@ -18,11 +18,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+import unicodedata
 from typing import Any, Protocol
 
 import orjson
 
-from dst_eval.escape import markdown, one_line
+from dst_eval.escape import json_safe, markdown, one_line, rich
 
 FRACTION, POINTS, VALUE, COUNT = "fraction", "points", "value", "count"
 COUNT_KEYS = frozenset({
@@ -92,7 +94,19 @@ class Result(Protocol):
 
 def to_json(result: Result, *, indent: bool = True) -> str:
     option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_INDENT_2 if indent else 0)
-    return orjson.dumps(result.to_dict(), option=option, default=_jsonable).decode()
+    return dumps_json(result.to_dict(), option)
+
+
+def dumps_json(data: Any, option: int) -> str:
+    """``data`` as JSON text; a string that UTF-8 cannot encode (a file name's undecodable
+    byte, held as a lone surrogate) is written as :func:`~dst_eval.escape.json_safe` shows
+    it (``\\udcff``)."""
+    try:
+        return orjson.dumps(data, option=option, default=_jsonable).decode()
+    except orjson.JSONEncodeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        return orjson.dumps(json_safe(data), option=option, default=_jsonable).decode()
 
 
 def units(result: Result) -> dict[str, str]:
@@ -110,6 +124,17 @@ def rows(result: Result, width: int = DEFAULT_WIDTH) -> list[tuple[str, str]]:
 def group_rows(result: Result, width: int = DEFAULT_WIDTH) -> list[tuple[str, dict[str, str]]]:
     return [(group, {k: format_value(k, v, width) for k, v in metrics.items()})
             for group, metrics in result.groups.items()]
+
+
+_PLAIN_NAME = re.compile(r"[a-z0-9_]+")
+
+
+def markdown_name(name: str) -> str:
+    """Metric ``name`` for a Markdown cell: a fixed name (``joint_goal_accuracy``) as it is,
+    the part after its first ``:`` (a gold domain or service, as in
+    ``domain_joint_goal_accuracy:taxi``) escaped as group names are."""
+    head, colon, tail = name.partition(":")
+    return head + colon + markdown(tail) if _PLAIN_NAME.fullmatch(head) else markdown(name)
 
 
 def _header(key: str) -> str:
@@ -131,12 +156,13 @@ def to_markdown(result: Result, width: int = DEFAULT_WIDTH) -> str:
     ci_head, ci_rule = (" 95% CI (mean ± half-width) |", "---:|") if intervals else ("", "")
     lines = [f"`{result.signature}`", "", f"Scale: {SCALE_NOTE}.", "",
              f"| metric | score | unit |{ci_head}", f"|---|---:|---|{ci_rule}"]
-    lines += [f"| {name} | {value} | {shown_unit(name)} |"
+    lines += [f"| {markdown_name(name)} | {value} | {shown_unit(name)} |"
               + (f" {_ci_cell(name, intervals.get(name), width)} |" if intervals else "")
               for name, value in rows(result, width)]
     if result.groups:
         keys = _group_keys(result.groups)
-        lines += ["", "| group | " + " | ".join(map(_header, keys)) + " |",
+        heads = [f"{markdown_name(k)} ({shown_unit(k)})" for k in keys]
+        lines += ["", "| group | " + " | ".join(heads) + " |",
                   "|---|" + "---:|" * len(keys)]
         for group, metrics in group_rows(result, width):
             lines.append(f"| {markdown(group)} | " + " | ".join(metrics.get(k, "") for k in keys)
@@ -168,13 +194,24 @@ def to_csv(result: Result) -> str:
     return buffer.getvalue()
 
 
-def _aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
-    """Plain columns separated by two spaces, never truncated."""
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+def text_width(text: str) -> int:
+    """Terminal columns of ``text``: 2 for a wide or fullwidth (CJK) character, 0 for a
+    combining mark, 1 otherwise."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
+    """Plain columns separated by two spaces, never truncated, padded to the display
+    width of their widest cell (:func:`text_width`)."""
+    widths = [max(text_width(r[i]) for r in [header, *body]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
-        parts = [c.rjust(w) if i in right else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        pads = [" " * (w - text_width(c)) for c, w in zip(cells, widths, strict=True)]
+        parts = [pad + c if i in right else c + pad
+                 for i, (c, pad) in enumerate(zip(cells, pads, strict=True))]
         return "  ".join(parts).rstrip()
     return [line(header), line(["-" * w for w in widths]), *map(line, body)]
 
@@ -186,16 +223,16 @@ def to_text(result: Result, width: int = DEFAULT_WIDTH) -> str:
     header = ["metric", "score", "unit"] + (["95% CI (mean ± half-width)"] if intervals else [])
     body = []
     for name, value in rows(result, width):
-        row = [name, value, shown_unit(name)]
+        row = [one_line(name), value, shown_unit(name)]
         if intervals:
             row.append(_ci_cell(name, intervals.get(name), width))
         body.append(row)
-    lines = [f"dst-eval ({SCALE_NOTE})", ""] + _aligned(header, body, {1})
+    lines = [f"dst-eval ({SCALE_NOTE})", ""] + aligned(header, body, {1})
     lines += ["", f"signature: {result.signature}"]
     if result.groups:
         keys = _group_keys(result.groups)
         lines += ["", "breakdown"]
-        lines += _aligned(["group", *map(_header, keys)],
+        lines += aligned(["group", *(one_line(_header(k)) for k in keys)],
                           [[one_line(g), *(m.get(k, "") for k in keys)] for g, m in
                            group_rows(result, width)],
                           set(range(1, len(keys) + 1)))
@@ -217,7 +254,6 @@ def _ci_cell(name: str, ci: dict[str, Any] | None, width: int) -> str:
 def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     """Print rich tables (the CLI's output on a terminal). Cells fold rather than being cut,
     and the signature is printed unwrapped (the terminal soft-wraps it)."""
-    from rich.markup import escape
     from rich.table import Table
 
     intervals = result.confidence_intervals or {}
@@ -228,7 +264,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     if intervals:
         table.add_column("95% CI (μ ± half-width)", justify="right", overflow="fold")
     for name, value in rows(result, width):
-        cells = [escape(name), value, shown_unit(name)]
+        cells = [rich(name), value, shown_unit(name)]
         if intervals:
             cells.append(_ci_cell(name, intervals.get(name), width))
         table.add_row(*cells)
@@ -245,9 +281,9 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
             breakdown = Table(title="breakdown")
             breakdown.add_column("group", overflow="fold")
             for key in keys:
-                breakdown.add_column(escape(_header(key)), justify="right", overflow="fold")
+                breakdown.add_column(rich(_header(key)), justify="right", overflow="fold")
             for group, metrics in grouped:
-                breakdown.add_row(escape(one_line(group)), *(metrics.get(k, "") for k in keys))
+                breakdown.add_row(rich(group), *(metrics.get(k, "") for k in keys))
         else:  # too wide for the terminal: one row per value rather than folded cells
             breakdown = Table(title="breakdown")
             for name, justify in (("group", "left"), ("metric", "left"), ("value", "right"),
@@ -256,7 +292,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
             for group, metrics in grouped:
                 for key in keys:
                     if key in metrics:
-                        breakdown.add_row(escape(one_line(group)), escape(key), metrics[key],
+                        breakdown.add_row(rich(group), rich(key), metrics[key],
                                           shown_unit(key))
         console.print(breakdown)
     coverage = _coverage_line(result)
@@ -264,7 +300,7 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
         console.print(coverage, highlight=False, markup=False)
     for issue in result.issues:
         style = "red" if issue.severity == "error" else "yellow"
-        console.print(f"[{style}]{issue.severity}[/{style}]: {escape(one_line(str(issue)))}",
+        console.print(f"[{style}]{issue.severity}[/{style}]: {rich(str(issue))}",
                       highlight=False)
     for note in result.notes:
         console.print(f"note: {one_line(note)}", highlight=False, markup=False)
@@ -273,7 +309,8 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
 def score_only(result: Result, width: int = DEFAULT_WIDTH, *, as_json: bool = False) -> str:
     """``-b/--score-only``: only the numbers, one per line in the order of the scores (as
     sacrebleu prints several metrics), on the displayed scale (% for fractions); with
-    ``as_json`` a JSON list of them."""
+    ``as_json`` a JSON list of them. A metric without a value (a ``--metrics`` name that is
+    n/a in this run) prints ``n/a``, ``null`` in JSON."""
     values = [format_value(name, value, width) for name, value in result.scores.items()]
     if as_json:
         numbers = [None if v == "n/a" else (int(v) if "." not in v else float(v))

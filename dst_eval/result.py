@@ -12,8 +12,10 @@ defined value) is ``null`` in JSON and ``n/a`` elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from dst_eval.report import COUNT, as_count, unit_of, units
@@ -26,7 +28,8 @@ class Result:
     """What the numbers were computed with: corpus, split, profile, then the fields the
     scorers add (normalisation policy, matching, missing-turn policy, bootstrap, ...)."""
     scores: dict[str, float] = field(default_factory=dict)
-    """Headline metrics ``{name: value}``, DST first, then responses."""
+    """Headline metrics ``{name: value}``, DST first, then responses (then, NaN, the
+    ``--metrics`` names without a value in this run: :meth:`keep_metrics`)."""
     not_applicable: dict[str, str] = field(default_factory=dict)
     """Metric name -> why this corpus or run has no value for it (shown as ``n/a``)."""
     groups: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -133,18 +136,50 @@ class Result:
             out["confidence_intervals"] = self.confidence_intervals
         return out
 
-    def keep_metrics(self, names: Iterable[str] | None) -> Result:
+    def keep_metrics(self, names: Iterable[str] | None,
+                     unscored: Callable[[str], str | None] | None = None) -> Result:
         """Restrict :attr:`scores`, the breakdown columns (counts stay) and intervals to
-        ``names`` (``--metrics``); None keeps all. Returns ``self``."""
+        ``names`` (``--metrics``); None keeps all. Returns ``self``.
+
+        A requested metric without a value stays in :attr:`scores` as NaN (``n/a``, after
+        the others, in the order asked) when it is in :attr:`not_applicable` or
+        ``unscored(name)`` gives a reason (recorded there); any other is not computed by
+        this run at all (a profile without it, a domain the gold lacks): a
+        :class:`~dst_eval.errors.UsageError`."""
         if names:
             wanted = set(names)
-            self.scores = {k: v for k, v in self.scores.items() if k in wanted}
+            scores = {k: v for k, v in self.scores.items() if k in wanted}
+            lacking = [n for n in dict.fromkeys(names) if n not in scores]
+            known = {n: self.why_not_applicable(n) for n in lacking}
+            new = {n: unscored(n) for n, why in known.items() if not why and unscored}
+            absent = [n for n in lacking if not known[n] and not new.get(n)]
+            if absent:
+                from dst_eval.errors import UsageError
+
+                raise UsageError(
+                    f"--metrics {', '.join(absent)}: not computed by the "
+                    f"{self.signature.profile} profile on {self.signature.corpus} (neither a "
+                    "score nor n/a in this run); leave it out or choose another profile")
+            self.not_applicable.update({n: why for n, why in known.items() if why})
+            self.add(not_applicable={n: why for n, why in new.items() if why})  # + a note
+            self.scores = scores | dict.fromkeys(lacking, math.nan)
             self.groups = {g: {k: v for k, v in m.items() if k in wanted or unit_of(k) == COUNT}
                            for g, m in self.groups.items()}
             if self.confidence_intervals is not None:
                 self.confidence_intervals = {k: v for k, v in self.confidence_intervals.items()
                                              if k in wanted}
         return self
+
+    def why_not_applicable(self, name: str) -> str | None:
+        """The reason ``name`` has no value in this run: :attr:`not_applicable`, else a
+        scorer's note ``"a, family_*: n/a (reason)"`` naming it; None when neither does."""
+        if name in self.not_applicable:
+            return self.not_applicable[name]
+        for note in self.notes:
+            names, marker, why = note.partition(": n/a")
+            if marker and any(fnmatchcase(name, n.strip()) for n in names.split(",")):
+                return why.strip().removeprefix("(").removesuffix(")") or "n/a"
+        return None
 
     def stat_tables(self) -> list[tuple[Any, list[Any]]]:
         """Every ``(TurnTable, [Metric])`` pair behind ``scores``, restricted to reported
@@ -171,10 +206,7 @@ class Result:
         out.update(self.extra)
         out["coverage"] = self.coverage
         out["counts"] = self.counts
-        out["issues"] = [
-            {"kind": i.kind, "severity": i.severity, "message": i.message, "file": i.file,
-             "dialogue": i.dialogue, "turn": i.turn} for i in self.issues
-        ]
+        out["issues"] = [issue_dict(i) for i in self.issues]
         out["notes"] = self.notes
         out["gold"] = self.gold_source
         out["predictions"] = self.predictions_source
@@ -207,6 +239,12 @@ class Result:
         from dst_eval.report import render
 
         render(self, console)
+
+
+def issue_dict(issue: Any) -> dict[str, Any]:
+    """An :class:`~dst_eval.predictions.model.Issue` as its JSON object."""
+    return {"kind": issue.kind, "severity": issue.severity, "message": issue.message,
+            "file": issue.file, "dialogue": issue.dialogue, "turn": issue.turn}
 
 
 def _integral(counts: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,13 +9,14 @@ calls :func:`compare_reports` and renders the result with :func:`comparison_mark
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from dst_eval.errors import UsageError
+from dst_eval.escape import markdown, one_line
 from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.resampling import (
     DEFAULT_SEED,
@@ -27,8 +28,8 @@ from dst_eval.metrics.resampling import (
     paired_bootstrap,
     seed_label,
 )
-from dst_eval.report import format_value
-from dst_eval.result import Result
+from dst_eval.report import dumps_json, format_value, markdown_name
+from dst_eval.result import Result, issue_dict
 
 TESTS = ("bs", "ar", "both")
 DEFAULT_RESAMPLES = 1000
@@ -91,7 +92,10 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
     sacrebleu's strict p-values (:mod:`dst_eval.metrics.resampling`). Returns::
 
         {"signature", "test", "seed", "ties", "n"?, "trials"?, "notes"?, "metrics": [names],
-         "systems": [{"name", "baseline": bool, "scores": {metric: {
+         "systems": [{"name", "baseline": bool,
+                      "issues": [{"kind", "severity", "message", "file", "dialogue",
+                                  "turn"}],    # the report's warnings (Result.issues)
+                      "scores": {metric: {
              "score", "mean", "ci_low", "ci_high", "half_width"      (bs)
              "delta", "p_bs", "p_ar"                                 (systems)}}}]}
 
@@ -141,10 +145,14 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
         for table, metrics in groups:
             for name, ci in bootstrap_ci(table, metrics, n_samples=n, seed=seed).items():
                 base_scores[name] = _without_resamples(ci, n)
-    result["systems"].append({"name": names[0], "baseline": True, "scores": base_scores})
+    result["systems"].append({"name": names[0], "baseline": True,
+                              "issues": [issue_dict(i) for i in base.issues],
+                              "scores": base_scores})
     for report, name in zip(reports[1:], names[1:], strict=True):
-        result["systems"].append(
-            _compare_one(groups, report, names[0], name, test, n, trials, seed, ties))
+        system = _compare_one(groups, report, names[0], name, test, n, trials, seed, ties)
+        result["systems"].append({"name": name, "baseline": False,
+                                  "issues": [issue_dict(i) for i in report.issues],
+                                  "scores": system["scores"]})
     return result
 
 
@@ -215,7 +223,7 @@ def _compare_one(base_groups: list[tuple[TurnTable, list[Metric]]], report: Resu
 # ---- renderings ----------------------------------------------------------------------
 def comparison_json(result: dict[str, Any]) -> str:
     """JSON with NaN as ``null``."""
-    return orjson.dumps(_nan_to_none(result), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps_json(_nan_to_none(result), orjson.OPT_INDENT_2) + "\n"
 
 
 def _nan_to_none(value: Any) -> Any:
@@ -234,18 +242,22 @@ def _p(value: float | None) -> str:
     return f"{value:.4f}" + ("*" if value < SIGNIFICANCE_LEVEL else "")
 
 
-def comparison_rows(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def comparison_rows(result: dict[str, Any], name: Callable[[str], str] = one_line,
+                    metric_name: Callable[[str], str] = one_line
+                    ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one row per metric; per system its score (μ ± CI when bootstrapped),
-    then for every non-baseline system Δ and the p-values (``*``: p < 0.05)."""
+    then for every non-baseline system Δ and the p-values (``*``: p < 0.05). File names go
+    through ``name`` and metric names through ``metric_name`` (:mod:`dst_eval.escape`: they
+    come from the command line and the gold data)."""
     header = ["metric"]
     for system, label in zip(result["systems"], _display_names(result), strict=True):
-        header.append(label + (" (baseline)" if system["baseline"] else ""))
+        header.append(name(label) + (" (baseline)" if system["baseline"] else ""))
         if not system["baseline"]:
             header.append("Δ")
             header += [f"p ({t})" for t in ("bs", "ar") if f"p_{t}" in _any_scores(system)]
     rows = []
     for metric in result["metrics"]:
-        row = [metric]
+        row = [metric_name(metric)]
         for system in result["systems"]:
             cell = system["scores"][metric]
             row.append(format_ci(metric, cell) if "mean" in cell
@@ -274,14 +286,16 @@ def _signed(metric: str, delta: float) -> str:
 
 
 def comparison_markdown(result: dict[str, Any]) -> str:
-    header, rows = comparison_rows(result)
+    header, rows = comparison_rows(result, markdown, markdown_name)
     from dst_eval.report import SCALE_NOTE
 
     lines = [f"`{result['signature']}`", "", f"Units: {SCALE_NOTE}.", "",
              "| " + " | ".join(header) + " |",
              "|---|" + "---:|" * (len(header) - 1)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    lines += ["", _legend(result)] + [f"- note: {note}" for note in result.get("notes", [])]
+    lines += ["", _legend(result)] + [f"- note: {markdown(note)}"
+                                      for note in result.get("notes", [])]
+    lines += [f"- {severity}: {markdown(text)}" for severity, text in _issues(result)]
     return "\n".join(lines) + "\n"
 
 
@@ -297,40 +311,53 @@ def _legend(result: dict[str, Any]) -> str:
             f"{ties}; * p < {SIGNIFICANCE_LEVEL}.")
 
 
+def _issues(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(severity, one-line text)`` of every system's issues (the warnings ``dst-eval``
+    prints for that file alone); one without a file names its system."""
+    from dst_eval.predictions.model import Issue
+
+    out = []
+    for system, label in zip(result["systems"], _display_names(result), strict=True):
+        for fields in system.get("issues", []):
+            issue = Issue(**fields)
+            text = str(issue) if issue.file else f"{one_line(label)}: {issue}"
+            out.append((issue.severity, text))
+    return out
+
+
 def render_comparison(result: dict[str, Any], console) -> None:
     """Print the comparison as a rich table (the signature on a line of its own)."""
-    from rich.markup import escape
     from rich.table import Table
 
+    from dst_eval.escape import rich
     from dst_eval.report import SCALE_NOTE
 
-    header, rows = comparison_rows(result)
+    header, rows = comparison_rows(result, rich, rich)  # the other cells hold no markup
     table = Table(title="dst-eval compare", caption=SCALE_NOTE)
     for i, title in enumerate(header):
-        table.add_column(escape(title), justify="left" if i == 0 else "right", overflow="fold")
+        table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")
     for row in rows:
-        table.add_row(*map(escape, row))
+        table.add_row(*row)
     console.print(table)
     console.print(f"signature: {result['signature']}", highlight=False, soft_wrap=True,
                   markup=False)
     console.print(_legend(result), highlight=False, markup=False)
     for note in result.get("notes", []):
-        console.print(f"note: {note}", highlight=False, markup=False)
+        console.print(f"note: {one_line(note)}", highlight=False, markup=False)
+    for severity, text in _issues(result):
+        style = "red" if severity == "error" else "yellow"
+        console.print(f"[{style}]{severity}[/{style}]: {rich(text)}", highlight=False)
 
 
 def comparison_text(result: dict[str, Any]) -> str:
     """The comparison as plain aligned text (a pipe or a log file): nothing cut, the
     signature on one line."""
-    from dst_eval.report import SCALE_NOTE
+    from dst_eval.report import SCALE_NOTE, aligned
 
     header, rows = comparison_rows(result)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
-    lines = [f"dst-eval compare ({SCALE_NOTE})", "", line(header),
-             line(["-" * w for w in widths]), *map(line, rows), "",
+    lines = [f"dst-eval compare ({SCALE_NOTE})", "",
+             *aligned(header, rows, set(range(1, len(header)))), "",
              f"signature: {result['signature']}", _legend(result)]
-    lines += [f"note: {note}" for note in result.get("notes", [])]
+    lines += [f"note: {one_line(note)}" for note in result.get("notes", [])]
+    lines += [f"{severity}: {text}" for severity, text in _issues(result)]
     return "\n".join(lines) + "\n"

@@ -80,6 +80,43 @@ def test_metrics_limit_response_metrics_too(capsys):
         "bleu_corpus": pytest.approx(full.scores["bleu_corpus"], abs=1e-12)}
 
 
+def test_a_requested_metric_without_a_value_is_n_a_in_its_place(capsys):
+    """``-m`` names what is printed: a metric the run has no value for is n/a with its
+    reason (one line per requested metric under -b), never silently dropped."""
+    jga = 9 / 13  # gold_samples/multiwoz22/README.md
+    goals = "MultiWOZ 2.2 has no user goals"  # the sample has no goals: Inform is n/a
+    code, out, err = run(capsys, *sample("-m", "inform", "joint_goal_accuracy", "-b"))
+    assert (code, out) == (0, f"{100 * jga:.2f}\nn/a\n")
+    assert err.startswith(f"note: inform: n/a ({goals}")
+    assert run(capsys, *sample("-m", "inform", "-b", "-f", "json", "-q")) == (0, "[null]\n", "")
+    code, out, _ = run(capsys, *sample("-m", "inform", "joint_goal_accuracy", "-f", "json"))
+    report = json.loads(out)
+    assert code == 0 and report["scores"] == {"joint_goal_accuracy": jga, "inform": None}
+    assert report["not_applicable"]["inform"].startswith(goals)
+    # a family named n/a by a scorer's note (requested_slots_*), in the text table
+    code, out, _ = run(capsys, *sample("-m", "requested_slots_f1", "-f", "text"))
+    assert code == 0 and ["requested_slots_f1", "n/a", "%"] in [x.split() for x in
+                                                               out.splitlines()]
+    # SGD predictions without responses: BLEU is n/a, and says why
+    code, out, _ = run(capsys, SGD / "predictions.json", "--gold", SGD, "-m", "bleu",
+                       "joint_goal_accuracy", "-f", "json", "-q")
+    report = json.loads(out)
+    assert code == 0 and list(report["scores"]) == ["joint_goal_accuracy", "bleu"]
+    assert report["scores"]["bleu"] is None
+    assert report["not_applicable"]["bleu"] == "the predictions carry no responses"
+    assert "bleu: n/a (the predictions carry no responses)" in report["notes"]
+
+
+def test_a_requested_metric_the_profile_does_not_compute_is_a_usage_error(capsys):
+    code, out, err = run(capsys, *sample("--profile", "mwzeval", "-m", "slot_accuracy",
+                                         "joint_goal_accuracy", "-b"))
+    [line] = err.strip().splitlines()
+    assert (code, out) == (2, "") and line.startswith(
+        "dst-eval: usage error: --metrics slot_accuracy: not computed by the mwzeval profile")
+    code, _, err = run(capsys, *sample("-m", "domain_joint_goal_accuracy:police"))
+    assert code == 2 and "domain_joint_goal_accuracy:police: not computed" in err
+
+
 def test_compare_honours_metrics(capsys, tmp_path):
     other = tmp_path / "other.json"
     data = json.loads((MWZ22 / "predictions.json").read_text())

@@ -250,3 +250,40 @@ def test_resamples_where_a_metric_is_undefined_are_counted(tmp_path, capsys):
     used = system["scores"]["average_goal_accuracy"]["p_bs_resamples"]
     assert 0 < used < 1000  # (2/4)^4 of the draws, about 62, hold only empty dialogues
     assert out["systems"][0]["scores"]["average_goal_accuracy"]["resamples"] == used
+
+
+def test_each_systems_warnings_are_shown(tmp_path, capsys, gold_samples):
+    """A system missing one of the 4 sample dialogues: compare names the missing dialogue in
+    every format, as scoring that file alone does (its Δ partly comes from it)."""
+    import io
+
+    from rich.console import Console
+
+    from dst_eval.cli.app import main as cli_main
+    from dst_eval.escape import markdown
+    from dst_eval.significance import render_comparison
+
+    mwz22 = gold_samples / "multiwoz22"
+    predictions = json.loads((mwz22 / "predictions.json").read_text("utf-8"))
+    del predictions["demo0004"]
+    miss = tmp_path / "miss.json"
+    miss.write_text(json.dumps(predictions), "utf-8")
+    argv = ["compare", str(mwz22 / "predictions.json"), str(miss), "--gold", str(mwz22),
+            "--n", "20", "-m", "joint_goal_accuracy", "-q"]
+    warning = f"warning: {miss}: 1 of 4 gold dialogues have no prediction"
+    assert cli_main([*argv, "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    base, system = out["systems"]
+    assert base["issues"] == []
+    [issue] = system["issues"]
+    assert (issue["kind"], issue["severity"], issue["file"]) == (
+        "missing_dialogues", "warning", str(miss))
+    assert "DEMO0004" in issue["message"]
+    assert cli_main(argv) == 0  # plain text (not a terminal)
+    assert any(line.startswith(warning) for line in capsys.readouterr().out.splitlines())
+    assert cli_main([*argv, "-f", "markdown"]) == 0
+    shown = f"- warning: {markdown(f'{miss}: 1 of 4 gold dialogues have no prediction')}"
+    assert any(line.startswith(shown) for line in capsys.readouterr().out.splitlines())
+    console = Console(file=io.StringIO(), width=300, force_terminal=False, color_system=None)
+    render_comparison(out, console)
+    assert warning in console.file.getvalue()

@@ -187,7 +187,8 @@ def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
 def write_text(text: str, output: str | None, flag: str = "--output") -> None:
     if output:
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            # backslashreplace: a lone surrogate (a non-UTF-8 file name) as \udcff
+            Path(output).write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             raise UsageError(f"cannot write {flag} {output}: {exc.strerror or exc}") from None
     else:
@@ -210,6 +211,13 @@ def write_result(result: Result, args: argparse.Namespace, width: int = 2) -> No
             print(f"JSON report written to {args.report}", file=sys.stderr)
     if args.score_only:
         write_text(report.score_only(result, width, as_json=args.fmt == "json"), args.output)
+        if not args.quiet:  # the numbers alone do not say why one is n/a
+            from dst_eval.escape import one_line
+
+            for name in result.scores:
+                why = result.not_applicable.get(name)
+                if why:
+                    print(f"note: {name}: n/a ({one_line(why)})", file=sys.stderr)
     elif args.fmt == "json":
         write_text(result.to_json(), args.output)
     elif args.fmt == "markdown":

@@ -15,6 +15,7 @@ from dst_eval.cli.parser import (
     read_predictions_arg,
 )
 from dst_eval.errors import EXIT_OK, UsageError
+from dst_eval.escape import one_line
 
 
 def build_validate_parser() -> argparse.ArgumentParser:
@@ -44,7 +45,7 @@ def run_validate(argv: Sequence[str]) -> int:
                                gold)
     alignment = align(gold, predictions, strict=options.strict, missing=options.missing)
     summary = alignment.summary()
-    print(f"{predictions.source}: {predictions.format} format, "
+    print(f"{one_line(predictions.source)}: {predictions.format} format, "
           f"{len(predictions.dialogues)} dialogues; gold {gold.corpus}"
           f"{'/' + gold.split if gold.split else ''}: {summary['gold_dialogues']} dialogues, "
           f"{summary['gold_turns']} turns; coverage {100 * summary['coverage']:.2f}%")

@@ -307,8 +307,9 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
 
 
 def score_only(result: Result, width: int = DEFAULT_WIDTH, *, as_json: bool = False) -> str:
-    """``-b/--score-only``: only the numbers, one per line in the order of the scores (as
-    sacrebleu prints several metrics), on the displayed scale (% for fractions); with
+    """``-b/--score-only``: only the numbers, one per line in the order of the scores (with
+    ``-m``: the order asked, as sacrebleu prints several metrics), on the displayed scale
+    (% for fractions); with
     ``as_json`` a JSON list of them. A metric without a value (a ``--metrics`` name that is
     n/a in this run) prints ``n/a``, ``null`` in JSON."""
     values = [format_value(name, value, width) for name, value in result.scores.items()]

@@ -141,8 +141,9 @@ class Result:
         """Restrict :attr:`scores`, the breakdown columns (counts stay) and intervals to
         ``names`` (``--metrics``); None keeps all. Returns ``self``.
 
-        A requested metric without a value stays in :attr:`scores` as NaN (``n/a``, after
-        the others, in the order asked) when it is in :attr:`not_applicable` or
+        :attr:`scores` follow the order asked (``-b`` prints one line per name asked, in
+        that order). A requested metric without a value stays as NaN (``n/a``) when it is
+        in :attr:`not_applicable` or
         ``unscored(name)`` gives a reason (recorded there); any other is not computed by
         this run at all (a profile without it, a domain the gold lacks): a
         :class:`~dst_eval.errors.UsageError`."""
@@ -162,7 +163,7 @@ class Result:
                     "score nor n/a in this run); leave it out or choose another profile")
             self.not_applicable.update({n: why for n, why in known.items() if why})
             self.add(not_applicable={n: why for n, why in new.items() if why})  # + a note
-            self.scores = scores | dict.fromkeys(lacking, math.nan)
+            self.scores = {n: scores.get(n, math.nan) for n in dict.fromkeys(names)}
             self.groups = {g: {k: v for k, v in m.items() if k in wanted or unit_of(k) == COUNT}
                            for g, m in self.groups.items()}
             if self.confidence_intervals is not None:

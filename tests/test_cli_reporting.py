@@ -82,11 +82,12 @@ def test_metrics_limit_response_metrics_too(capsys):
 
 def test_a_requested_metric_without_a_value_is_n_a_in_its_place(capsys):
     """``-m`` names what is printed: a metric the run has no value for is n/a with its
-    reason (one line per requested metric under -b), never silently dropped."""
+    reason (one line per requested metric under -b, in the order asked), never silently
+    dropped."""
     jga = 9 / 13  # gold_samples/multiwoz22/README.md
     goals = "MultiWOZ 2.2 has no user goals"  # the sample has no goals: Inform is n/a
     code, out, err = run(capsys, *sample("-m", "inform", "joint_goal_accuracy", "-b"))
-    assert (code, out) == (0, f"{100 * jga:.2f}\nn/a\n")
+    assert (code, out) == (0, f"n/a\n{100 * jga:.2f}\n")
     assert err.startswith(f"note: inform: n/a ({goals}")
     assert run(capsys, *sample("-m", "inform", "-b", "-f", "json", "-q")) == (0, "[null]\n", "")
     code, out, _ = run(capsys, *sample("-m", "inform", "joint_goal_accuracy", "-f", "json"))
@@ -101,7 +102,7 @@ def test_a_requested_metric_without_a_value_is_n_a_in_its_place(capsys):
     code, out, _ = run(capsys, SGD / "predictions.json", "--gold", SGD, "-m", "bleu",
                        "joint_goal_accuracy", "-f", "json", "-q")
     report = json.loads(out)
-    assert code == 0 and list(report["scores"]) == ["joint_goal_accuracy", "bleu"]
+    assert code == 0 and list(report["scores"]) == ["bleu", "joint_goal_accuracy"]
     assert report["scores"]["bleu"] is None
     assert report["not_applicable"]["bleu"] == "the predictions carry no responses"
     assert "bleu: n/a (the predictions carry no responses)" in report["notes"]

@@ -42,8 +42,10 @@ MWZ_METRICS = (JGA, "slot_f1", "inform", "bleu", "combined")
 OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
 
 
-def run_counting(*argv: object) -> tuple[int, list[str]]:
-    """Run the command; also return the file names evaluate() was called on, in order."""
+def run_counting(*argv: object, entry=None) -> tuple[int, list[str]]:
+    """Run the command (``entry``: a function of the argument strings; default the
+    leaderboard command itself); also return the file names evaluate() was called on, in
+    order."""
     calls: list[str] = []
     real = scoring.evaluate
 
@@ -53,7 +55,7 @@ def run_counting(*argv: object) -> tuple[int, list[str]]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scoring, "evaluate", counting)
-        code = run_leaderboard([str(a) for a in argv])
+        code = (entry or run_leaderboard)([str(a) for a in argv])
     return code, calls
 
 

@@ -283,19 +283,8 @@ def test_a_seed_above_the_largest_seed_is_a_usage_error(small, capsys):  # noqa:
 def run_counting_main(*argv: object) -> tuple[int, list[str]]:
     """As :func:`run_counting`, through ``dst-eval``'s entry point (exit codes, messages)."""
     from dst_eval.cli.app import main
-    from dst_eval.leaderboard import scoring
 
-    calls: list[str] = []
-    real = scoring.evaluate
-
-    def counting(predictions, **kwargs):
-        calls.append(Path(predictions.source).name)
-        return real(predictions, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(scoring, "evaluate", counting)
-        code = main(["leaderboard", *map(str, argv)])
-    return code, calls
+    return run_counting(*argv, entry=lambda args: main(["leaderboard", *args]))
 
 
 # ---- 10: the low-coverage refusal names the leaderboard's own option -------------------------

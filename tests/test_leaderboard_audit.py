@@ -326,3 +326,22 @@ def test_the_accepting_minimum_is_rounded_down():
         check_coverage(Gold([1, 2, 3]), ["a"], "p.json", EvalOptions(min_coverage=0.9))
     assert caught.value.accepts == 0.66  # 2/3 = 0.666...: 0.67 would not accept 2 of 3
     check_coverage(Gold([1, 2, 3]), ["a"], "p.json", EvalOptions(min_coverage=0.66))
+
+
+def test_a_file_name_that_is_not_utf8_is_an_invalid_submission(small):
+    """A submission (or a file inside a directory submission) whose name is not UTF-8 is
+    invalid with its reason; the board is built for the others (it used to end the whole
+    build in 'internal error', exit 1)."""
+    import os
+
+    name = os.fsdecode(b"p\xff.json")
+    (small.subs / name).write_bytes(orjson.dumps(small.files["sample.json"]))
+    team = small.subs / "team.json"  # a directory submission matched by the glob
+    team.mkdir()
+    (team / name).write_bytes(orjson.dumps(small.files["sample.json"]))
+    code, calls = run_counting_main(small.config, "--output-dir", small.out, "--no-cache")
+    assert code == 3 and sorted(calls) == sorted(small.files)  # 3: a submission is invalid
+    data = json.loads((small.out / "leaderboard.json").read_text(encoding="utf-8"))
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert set(reasons) == {"p\\udcff.json", "team.json"}
+    assert all("not UTF-8" in reason for reason in reasons.values())

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dst_eval.errors import UsageError
+from dst_eval.escape import UNSAFE  # control, bidi, invisible, lone surrogates (not UTF-8)
 from dst_eval.jsonio import special_reason
 from dst_eval.leaderboard.config import LeaderboardConfig, Source
 
@@ -33,10 +34,6 @@ MAX_AUTHORS = 30
 METADATA_KEYS = ("name", "authors", "paper", "code", "model_size", "description")
 MANIFEST_KEYS = (*METADATA_KEYS, "predictions")
 URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
-UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f"
-                    "\ufeff\ufff9-\ufffb]")
-"""Control characters (newlines included), bidirectional marks, embeddings, overrides and
-isolates, and invisible formatting characters: refused in names and shown escaped."""
 
 
 class Refused(Exception):
@@ -83,7 +80,7 @@ def _display_id(source: Source, path: Path, several: bool) -> str:
 
 
 UNSAFE_NAME = ("its file name holds control, bidirectional or invisible formatting "
-               "characters (shown escaped); rename it")
+               "characters, or bytes that are not UTF-8 (shown escaped); rename it")
 
 
 def discover(config: LeaderboardConfig) -> list[Candidate]:
@@ -149,6 +146,9 @@ def submission_size(path: Path, root: Path, *, limit: int | None = None) -> int:
     files = [path] if path.is_file() else []
     if not files:
         for item in sorted(path.rglob("*")):
+            if UNSAFE.search(item.relative_to(path).as_posix()):
+                raise Refused(f"{visible(item.relative_to(path).as_posix())}: "
+                              f"{UNSAFE_NAME.removeprefix('its ')}")
             if not _inside(item.resolve(), root):
                 raise Refused(f"{item.relative_to(path).as_posix()} resolves outside the "
                               "submissions directory")
@@ -193,7 +193,7 @@ def content_hash(path: Path) -> str:
         return _file_sha256(path)[1].hex()
     digest = hashlib.sha256(b"dst-eval directory\x00")
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        name = file.relative_to(path).as_posix().encode()
+        name = os.fsencode(file.relative_to(path).as_posix())  # the bytes, UTF-8 or not
         size, sha = _file_sha256(file)
         digest.update(b"%d:%s%d:%s" % (len(name), name, size, sha))
     return digest.hexdigest()

@@ -328,7 +328,7 @@ def test_the_accepting_minimum_is_rounded_down():
     check_coverage(Gold([1, 2, 3]), ["a"], "p.json", EvalOptions(min_coverage=0.66))
 
 
-def test_a_file_name_that_is_not_utf8_is_an_invalid_submission(small):
+def test_a_file_name_that_is_not_utf8_is_an_invalid_submission(small):  # noqa: F811 - fixture
     """A submission (or a file inside a directory submission) whose name is not UTF-8 is
     invalid with its reason; the board is built for the others (it used to end the whole
     build in 'internal error', exit 1)."""

@@ -11,7 +11,6 @@ the corpus response scorer fills the same :class:`Result` -> optional bootstrap 
 
 from __future__ import annotations
 
-import math
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -128,9 +127,11 @@ def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
     gold dialogues: the wrong gold or split, not a partial submission."""
     n_gold = len(gold)
     matched = n_gold - len(missing_dialogues)
-    if n_gold and matched < options.min_coverage * n_gold:
+    # matched / n_gold, correctly rounded, is compared with the double nearest to the
+    # minimum given (55/100 against 0.55: equal; 0.55 * 100 is 55.00000000000001)
+    if n_gold and matched / n_gold < options.min_coverage:
         where = f"{gold.corpus}/{gold.split}" if gold.split else gold.corpus
-        accepts = math.floor(100 * matched / n_gold) / 100
+        accepts = (100 * matched // n_gold) / 100  # exact floor: this minimum accepts them
         raise CoverageError(
             f"predictions match {matched:,} of {n_gold:,} dialogues of {where}; wrong --gold "
             f"or --split? (--min-coverage {accepts:.2f} or lower accepts it)",

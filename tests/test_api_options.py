@@ -246,3 +246,37 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, command):
         assert code == 2, err
         assert len(err.splitlines()) == 1 and flag in err and "elsewhere" in err
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_coverage_equal_to_the_minimum_is_accepted_and_the_hint_accepts():
+    """55 of 100 dialogues with --min-coverage 0.55 is accepted (0.55 * 100 is
+    55.00000000000001 in floating point); a refusal's hint (the largest two-decimal minimum
+    that accepts) does accept, for every matched/total up to 120 dialogues."""
+    from dst_eval.api import check_coverage
+    from dst_eval.errors import CoverageError
+
+    class Gold:
+        corpus, split = "sgd", "dev"
+
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def __len__(self) -> int:
+            return self.n
+
+    options = {}
+    for n in range(1, 121):
+        for matched in range(n + 1):
+            exact = round(matched / n, 2)
+            if exact * n == matched:  # the minimum written as the exact share
+                options.setdefault(exact, EvalOptions(min_coverage=exact))
+                check_coverage(Gold(n), ["x"] * (n - matched), "p.json", options[exact])
+            high = EvalOptions(min_coverage=1.0)
+            if matched < n:
+                with pytest.raises(CoverageError) as info:
+                    check_coverage(Gold(n), ["x"] * (n - matched), "p.json", high)
+                accepts = info.value.accepts
+                assert accepts <= matched / n and f"--min-coverage {accepts:.2f} " in str(
+                    info.value)
+                options.setdefault(accepts, EvalOptions(min_coverage=accepts))
+                check_coverage(Gold(n), ["x"] * (n - matched), "p.json", options[accepts])

@@ -202,6 +202,10 @@ class EvalOptions:
             unknown = [m for m in self.metrics if not isinstance(m, str) or not known_metric(m)]
             if unknown:
                 raise UsageError(f"--metrics: unknown metric {', '.join(map(_show, unknown))}")
+            repeated = sorted({m for m in self.metrics if self.metrics.count(m) > 1})
+            if repeated:
+                raise UsageError(f"--metrics: {', '.join(map(_show, repeated))} named more than "
+                                 "once (-b prints one line per name, in the order given)")
         if not isinstance(self.by, tuple):
             raise UsageError(f"--by {_show(self.by)}: must be a tuple of breakdown names "
                              "(EvalOptions.build and evaluate() take a list or a string)")

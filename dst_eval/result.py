@@ -28,8 +28,8 @@ class Result:
     """What the numbers were computed with: corpus, split, profile, then the fields the
     scorers add (normalisation policy, matching, missing-turn policy, bootstrap, ...)."""
     scores: dict[str, float] = field(default_factory=dict)
-    """Headline metrics ``{name: value}``, DST first, then responses (then, NaN, the
-    ``--metrics`` names without a value in this run: :meth:`keep_metrics`)."""
+    """Headline metrics ``{name: value}``, DST first, then responses; with ``--metrics``
+    the names asked, in that order, NaN for one without a value (:meth:`keep_metrics`)."""
     not_applicable: dict[str, str] = field(default_factory=dict)
     """Metric name -> why this corpus or run has no value for it (shown as ``n/a``)."""
     groups: dict[str, dict[str, float]] = field(default_factory=dict)

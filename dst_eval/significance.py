@@ -135,9 +135,10 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
         result["n"] = n
     if test != "bs":
         result["trials"] = trials
-    note = few_dialogues_note(len(groups[0][0].dialogue_ids))
-    if note:
-        result["notes"] = [note]
+    notes = [note] if (note := few_dialogues_note(len(groups[0][0].dialogue_ids))) else []
+    notes += _not_compared(reports, names, result["metrics"])
+    if notes:
+        result["notes"] = notes
 
     base_scores: dict[str, dict[str, Any]] = {m.name: {"score": base.scores[m.name]}
                                               for _, metrics in groups for m in metrics}
@@ -176,6 +177,24 @@ def _common_metrics(reports: Sequence[Result], names: Sequence[str]
     if not groups:
         raise UsageError("the systems share no metric to compare")
     return groups
+
+
+def _not_compared(reports: Sequence[Result], names: Sequence[str],
+                  compared: Sequence[str]) -> list[str]:
+    """A note per metric a system reports (a ``--metrics`` name n/a in this run included)
+    that is not compared: n/a with its reason, or which system lacks it."""
+    notes = []
+    for metric in dict.fromkeys(m for r in reports for m in r.scores):
+        if metric in compared:
+            continue
+        why = next((r.why_not_applicable(metric) for r in reports
+                    if r.why_not_applicable(metric)), None)
+        lacking = [name for r, name in zip(reports, names, strict=True)
+                   if metric not in r.scores]
+        notes.append(f"{metric}: n/a ({why})" if why else
+                     f"{metric}: not compared ({', '.join(lacking) or 'no per-turn statistics'}"
+                     f"{' lacks it' if lacking else ''})")
+    return notes
 
 
 def _without_resamples(ci: dict[str, Any], n: int) -> dict[str, Any]:

@@ -287,3 +287,21 @@ def test_each_systems_warnings_are_shown(tmp_path, capsys, gold_samples):
     console = Console(file=io.StringIO(), width=300, force_terminal=False, color_system=None)
     render_comparison(out, console)
     assert warning in console.file.getvalue()
+
+
+def test_a_requested_metric_without_a_value_is_named_n_a(capsys, gold_samples):
+    """``compare -m inform joint_goal_accuracy`` on MultiWOZ 2.2 without goals: Inform is
+    n/a with its reason (as the main command says), never silently left out; a name given
+    twice is a usage error (one -b line per name)."""
+    from dst_eval.cli.app import main as cli_main
+
+    mwz22 = gold_samples / "multiwoz22"
+    pred = str(mwz22 / "predictions.json")
+    argv = ["compare", pred, pred, "--gold", str(mwz22), "--n", "20", "-q"]
+    assert cli_main([*argv, "-m", "inform", "joint_goal_accuracy", "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metrics"] == ["joint_goal_accuracy"]
+    assert any(note.startswith("inform: n/a (MultiWOZ 2.2 has no user goals")
+               for note in out["notes"])
+    assert cli_main([*argv, "-m", "joint_goal_accuracy", "slot_f1", "joint_goal_accuracy"]) == 2
+    assert "named more than once" in capsys.readouterr().err

@@ -699,6 +699,29 @@ def test_files_digest_follows_content_not_paths(gold_samples: Path, tmp_path: Pa
     assert files_digest([]) == hashlib.sha256(b"").hexdigest()
 
 
+def test_files_digest_follows_the_reading_order(gold_samples: Path, tmp_path: Path) -> None:
+    """SGD files renamed into another order are read, summed and resampled in another
+    order: another ``gold:`` digest (the same signature must mean the same numbers)."""
+    from dst_eval.corpora.sgd import loader as sgd
+
+    dialogues = json.loads((gold_samples / "sgd" / "dialogues_001.json").read_text("utf-8"))
+    assert len(dialogues) > 1
+    halves = {"dialogues_001.json": dialogues[:1], "dialogues_002.json": dialogues[1:]}
+    for name, swap in (("same", False), ("again", False), ("swapped", True)):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(gold_samples / "sgd" / "schema.json", folder)
+        for file, content in halves.items():
+            target = {"dialogues_001.json": "dialogues_002.json",
+                      "dialogues_002.json": "dialogues_001.json"}[file] if swap else file
+            (folder / target).write_text(json.dumps(content), "utf-8")
+    same, again, swapped = (sgd.load(tmp_path / n) for n in ("same", "again", "swapped"))
+    assert files_digest(same.files) == files_digest(again.files)
+    assert sorted(f.sha256 for f in same.files) == sorted(f.sha256 for f in swapped.files)
+    assert files_digest(same.files) != files_digest(swapped.files)
+    assert [d.dialogue_id for d in same] != [d.dialogue_id for d in swapped]
+
+
 def test_file_log_reads_like_jsonio_and_records_once(tmp_path: Path) -> None:
     from dst_eval.corpora.layout import FileLog
 

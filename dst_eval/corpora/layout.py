@@ -130,9 +130,11 @@ def probe_file(path: Path) -> bool:
 
 
 def files_digest(files: Iterable[GoldFile]) -> str:
-    """SHA-256 (hex) over the content digests of ``files``, independent of paths and order:
-    the same bytes give the same digest wherever they live."""
-    joined = "\n".join(sorted(f.sha256 for f in files))
+    """SHA-256 (hex) over the content digests of ``files`` in reading order, independent of
+    paths: the same bytes read in the same order give the same digest wherever they live.
+    The order counts: dialogues are scored in the order read (float sums, the bootstrap's
+    dialogue draws), so SGD files renamed into another order are another gold."""
+    joined = "\n".join(f.sha256 for f in files)
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
 
 def paths_files(paths: Iterable[Path]) -> list[GoldFile]:

@@ -761,3 +761,26 @@ def test_response_resources_are_in_the_signature(mwz21_dir: Path, mwzeval_dir: P
     (tmp_path / "refs.json").write_text(json.dumps(refs), "utf-8")
     ref_scores, ref_res = run(references=tmp_path / "refs.json")
     assert ref_scores["bleu"] != scores["bleu"] and ref_res not in (res, patched_res)
+
+
+def test_richness_follows_the_gold_order_except_under_mwzeval(gold: ResponseGold,
+                                                             predictions) -> None:
+    """MSTTR windows run over the concatenated responses. mwzeval takes the file's order
+    (kept under compat); the strict engine takes the gold's, so the same predictions
+    shuffled give the same richness: the mwzeval algorithm's value on the file written in
+    gold order."""
+    import random
+
+    data = predictions("augpt")
+    keys = list(data)
+    random.Random(5).shuffle(keys)
+    shuffled = {key: data[key] for key in keys}
+    in_gold_order = {key: data[key] for key in gold.dialogue_ids if key in data}
+    in_gold_order |= {key: data[key] for key in sorted(data) if key not in in_gold_order}
+    expected = score_responses(gold, in_gold_order, compat=True, missing="skip")["richness"]
+    for given in (data, shuffled):
+        richness = score_responses(gold, given, compat=False)["richness"]
+        for key in ("msttr", "entropy", "cond_entropy"):
+            assert richness[key] == pytest.approx(expected[key], abs=1e-12), key
+    mwzeval_shuffled = score_responses(gold, shuffled, compat=True, missing="skip")
+    assert mwzeval_shuffled["richness"]["msttr"] != pytest.approx(expected["msttr"], abs=1e-6)

@@ -321,8 +321,13 @@ def score_responses(gold: ResponseGold, alignment: Alignment, *, compat: bool,
     if not compat and run.n_estimated and run.n_given:
         run.problems.add("missing_active_domains", f"{run.n_estimated} turns",
                          "estimated from states", count=run.n_estimated)
-    # richness in input order, as mwzeval (MSTTR windows run over the concatenation)
-    given = [t.response for turns in read.values() for t in turns]
+    # richness: MSTTR windows run over the concatenated responses, so their order counts;
+    # mwzeval takes the file's order, the other profiles the gold's (then ids not in the
+    # gold, sorted): the same predictions shuffled or sharded give the same number
+    order = list(read) if compat else [
+        *(key for key in gold.dialogue_ids if key in read),
+        *sorted(key for key in read if key not in gold.goals)]
+    given = [t.response for key in order for t in read[key]]
     return _result(gold, run, given, gold_states=gold_states, n_read=len(read))
 
 

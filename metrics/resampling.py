@@ -122,6 +122,15 @@ def resample_indices(n_dialogues: int, n_samples: int, *, seed: Seed) -> np.ndar
     return rng.choice(n_dialogues, size=(n_samples, n_dialogues), replace=True)
 
 
+def resampled_sums(counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """``counts @ totals`` (rows: resamples or trials; ``totals``: per-dialogue sums, one or
+    more columns) with numpy's own loops (:func:`numpy.einsum`), not the BLAS library: a
+    BLAS product's last bits depend on its thread count, so an interval computed in the
+    command (one BLAS thread) and through the Python API in another process would differ.
+    ~25 ms for 1,000 resamples x 2,500 dialogues x 30 columns (BLAS: ~4 ms)."""
+    return np.einsum("jd,d...->j...", counts, totals)
+
+
 def resample_counts(indices: np.ndarray, n_dialogues: int) -> np.ndarray:
     """``C[j, d]`` = occurrences of dialogue d in resample j (float, for ``C @ totals``)."""
     n_samples = indices.shape[0]
@@ -196,7 +205,7 @@ def bootstrap_ci(table: TurnTable, metrics: Iterable[Metric], *, n_samples: int 
     columns = _columns(metrics)
     totals = _dialogue_totals(table, columns)
     counts = resample_counts(resample_indices(n, n_samples, seed=seed), n)
-    resampled = counts @ totals
+    resampled = resampled_sums(counts, totals)
     out: dict[str, dict[str, float | int]] = {}
     for metric in metrics:
         out[metric.name] = {"score": metric.score(table),
@@ -277,7 +286,8 @@ def paired_bootstrap(base_table: TurnTable, sys_table: TurnTable, metrics: Itera
         raise ValueError(f"bootstrap needs at least 2 resamples, got {n_samples}")
     n = base_totals.shape[0]
     counts = resample_counts(resample_indices(n, n_samples, seed=seed), n)
-    base_sums, sys_sums = counts @ base_totals, counts @ sys_totals
+    base_sums = resampled_sums(counts, base_totals)
+    sys_sums = resampled_sums(counts, sys_totals)
     out: dict[str, dict] = {}
     for metric in metrics:
         real = _real(metric, base_table, sys_table)
@@ -313,7 +323,7 @@ def approximate_randomisation(base_table: TurnTable, sys_table: TurnTable,
     rng = np.random.default_rng(seed)
     mask = rng.integers(2, size=(n_trials, n), dtype=bool)
     difference = base_totals - sys_totals
-    swapped = np.concatenate([mask[i:i + chunk].astype(np.float64) @ difference
+    swapped = np.concatenate([resampled_sums(mask[i:i + chunk].astype(np.float64), difference)
                               for i in range(0, n_trials, chunk)])
     pseudo_a = sys_totals.sum(axis=0) + swapped
     pseudo_b = base_totals.sum(axis=0) - swapped

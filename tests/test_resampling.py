@@ -403,3 +403,37 @@ def test_bleu_segment_paired_tests_reproduce_sacrebleu(bleu_corpus, test_type):
     assert 0.001 < got["p_value"] < 0.5  # a real, non-trivial p-value
     assert got["p_value"] == scores["BLEU"][1].p_value
     assert same["p_value"] == scores["BLEU"][2].p_value
+
+
+_BLAS_PROBE = """
+import hashlib, numpy as np
+from dst_eval.metrics import dst_metrics, turn_table
+from dst_eval.metrics.resampling import approximate_randomisation, bootstrap_ci
+rng = np.random.default_rng(0)
+ids = [f"d{i // 3}" for i in range(7500)]
+gold = [{"hotel-area": ("north",)} for _ in ids]
+base = turn_table(gold, [{"hotel-area": "north" if rng.random() < 0.8 else "x"} for _ in ids],
+                  dialogue_ids=ids)
+other = turn_table(gold, [{"hotel-area": "north" if rng.random() < 0.7 else "x"} for _ in ids],
+                   dialogue_ids=ids)
+out = [bootstrap_ci(base, dst_metrics(), n_samples=1000, seed=3),
+       approximate_randomisation(base, other, dst_metrics(), n_trials=1000, seed=3)]
+print(hashlib.sha256(repr(out).encode()).hexdigest())
+"""
+
+
+def test_intervals_do_not_depend_on_the_blas_thread_count():
+    """Resample sums are numpy's own loops, not a BLAS product, whose last bits depend on
+    its thread count: an interval is the same in the command (one BLAS thread) and in any
+    process (2,500 dialogues, 1,000 resamples: a BLAS product differs here)."""
+    import os
+    import subprocess
+    import sys
+
+    digests = set()
+    for threads in ("1", "2"):
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+               "OMP_NUM_THREADS": threads}
+        digests.add(subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, check=True,
+                                   capture_output=True, text=True).stdout)
+    assert len(digests) == 1

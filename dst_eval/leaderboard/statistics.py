@@ -49,6 +49,7 @@ from dst_eval.metrics.resampling import (
     estimate_ci,
     resample_counts,
     resample_indices,
+    resampled_sums,
 )
 
 ARRAY_DTYPE = "<f8"
@@ -136,7 +137,7 @@ def resample_statistics(result: Any, n_resamples: int, seed: int
         counts = resample_counts(resample_indices(n, n_resamples, seed=seed), n)
         for metric, value in kept:
             columns = list(dict.fromkeys(metric.columns))
-            resampled = counts @ np.column_stack([sums[c] for c in columns])
+            resampled = resampled_sums(counts, np.column_stack([sums[c] for c in columns]))
             values = metric.from_sums({c: resampled[:, i] for i, c in enumerate(columns)})
             array = np.broadcast_to(np.asarray(values, dtype=float), (n_resamples,))
             out.append(MetricResamples(metric.name, key, value, np.array(array)))

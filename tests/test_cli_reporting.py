@@ -367,3 +367,27 @@ def test_bootstrap_intervals_in_every_format(capsys):
     assert out.splitlines()[0] == "group,metric,value,unit,signature"  # no intervals asked
     code, out, _ = run(capsys, *argv, "-f", "text")  # 4 dialogues: said, as compare says it
     assert "note: only 4 dialogues: resampling tests and intervals are unreliable" in out
+
+
+def test_a_terminal_without_utf8_gets_escapes_and_json_stays_utf8(tmp_path):
+    """An ASCII or Latin-1 stdout: text output shows what it cannot encode escaped (``×`` as
+    ``\\xd7``), JSON and CSV are UTF-8 whatever the locale; never an internal error."""
+    cw = ROOT / "gold_samples" / "crosswoz"
+    base = [sys.executable, "-m", "dst_eval", str(cw / "predictions.json"), "--gold", str(cw),
+            "--by", "domain", "-q"]
+    expected = evaluate(cw / "predictions.json", gold=cw, by=("domain",))
+    for encoding in ("ascii", "latin-1"):
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        text = subprocess.run([*base, "-f", "text"], env=env, capture_output=True, cwd=tmp_path)
+        assert text.returncode == 0, text.stderr
+        assert b"fraction \\xd7 100" in text.stdout if encoding == "ascii" else \
+            "fraction × 100".encode("latin-1") in text.stdout
+        for fmt in ("json", "csv"):
+            out = subprocess.run([*base, "-f", fmt], env=env, capture_output=True,
+                                 cwd=tmp_path)
+            assert out.returncode == 0, out.stderr
+            decoded = out.stdout.decode("utf-8")
+            if fmt == "json":
+                assert set(json.loads(decoded)["groups"]) == set(expected.groups)
+            else:
+                assert "domain:酒店" in decoded

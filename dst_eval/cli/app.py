@@ -36,6 +36,10 @@ def _command(argv: list[str]):
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # a character the terminal lacks: shown escaped
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     try:
         if not argv:
             from dst_eval.cli.score import build_parser

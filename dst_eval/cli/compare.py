@@ -115,7 +115,7 @@ def run_compare(argv: Sequence[str]) -> int:
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)
     if args.fmt == "json":
-        write_text(comparison_json(result), args.output)
+        write_text(comparison_json(result), args.output, machine=True)
     elif args.fmt == "markdown":
         write_text(comparison_markdown(result), args.output)
     elif args.output or not stdout_is_terminal():

@@ -184,7 +184,11 @@ def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
         raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
 
 
-def write_text(text: str, output: str | None, flag: str = "--output") -> None:
+def write_text(text: str, output: str | None, flag: str = "--output", *,
+               machine: bool = False) -> None:
+    """``text`` to the file ``output`` (UTF-8) or to stdout. ``machine`` (JSON, CSV):
+    stdout gets UTF-8 bytes too, whatever the locale; human formats follow the terminal's
+    encoding, a character it lacks shown escaped (``\\xd7``; :func:`.app.main`)."""
     if output:
         try:
             # backslashreplace: a lone surrogate (a non-UTF-8 file name) as \udcff
@@ -192,7 +196,14 @@ def write_text(text: str, output: str | None, flag: str = "--output") -> None:
         except OSError as exc:
             raise UsageError(f"cannot write {flag} {output}: {exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        text = text if text.endswith("\n") else text + "\n"
+        buffer = getattr(sys.stdout, "buffer", None)
+        if machine and buffer is not None:
+            sys.stdout.flush()
+            buffer.write(text.encode("utf-8", "backslashreplace"))
+            buffer.flush()
+        else:
+            sys.stdout.write(text)
 
 
 def stdout_is_terminal() -> bool:
@@ -210,7 +221,8 @@ def write_result(result: Result, args: argparse.Namespace, width: int = 2) -> No
         if not args.quiet:
             print(f"JSON report written to {args.report}", file=sys.stderr)
     if args.score_only:
-        write_text(report.score_only(result, width, as_json=args.fmt == "json"), args.output)
+        write_text(report.score_only(result, width, as_json=args.fmt == "json"), args.output,
+                   machine=args.fmt == "json")
         if not args.quiet:  # the numbers alone do not say why one is n/a
             from dst_eval.escape import one_line
 
@@ -219,11 +231,11 @@ def write_result(result: Result, args: argparse.Namespace, width: int = 2) -> No
                 if why:
                     print(f"note: {name}: n/a ({one_line(why)})", file=sys.stderr)
     elif args.fmt == "json":
-        write_text(result.to_json(), args.output)
+        write_text(result.to_json(), args.output, machine=True)
     elif args.fmt == "markdown":
         write_text(report.to_markdown(result, width), args.output)
     elif args.fmt == "csv":
-        write_text(result.to_csv(), args.output)
+        write_text(result.to_csv(), args.output, machine=True)
     elif args.fmt == "text" or args.output or not stdout_is_terminal():
         write_text(report.to_text(result, width), args.output)
     else:

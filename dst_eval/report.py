@@ -252,22 +252,30 @@ def _ci_cell(name: str, ci: dict[str, Any] | None, width: int) -> str:
 
 
 def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
-    """Print rich tables (the CLI's output on a terminal). Cells fold rather than being cut,
-    and the signature is printed unwrapped (the terminal soft-wraps it)."""
+    """Print rich tables (the CLI's output on a terminal), and the signature unwrapped (the
+    terminal soft-wraps it). A terminal too narrow for the table's names and numbers gets the
+    plain text instead (:func:`to_text`, soft-wrapped): a table there would cut names and
+    split numbers across lines."""
     from rich.table import Table
 
     intervals = result.confidence_intervals or {}
+    shown = [(name, value, shown_unit(name),
+              _ci_cell(name, intervals.get(name), width) if intervals else "")
+             for name, value in rows(result, width)]
+    needed = sum(max(len(cell[i]) for cell in shown) + 3 for i in range(3 + bool(intervals)))
+    if not shown or needed + 1 > console.width:
+        console.print(to_text(result, width), markup=False, highlight=False, soft_wrap=True,
+                      end="")
+        return
     table = Table(title="dst-eval", caption=SCALE_NOTE, show_lines=False)
     table.add_column("metric", overflow="fold")
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("unit", no_wrap=True)
     if intervals:
         table.add_column("95% CI (μ ± half-width)", justify="right", overflow="fold")
-    for name, value in rows(result, width):
-        cells = [rich(name), value, shown_unit(name)]
-        if intervals:
-            cells.append(_ci_cell(name, intervals.get(name), width))
-        table.add_row(*cells)
+    for name, value, unit, ci in shown:
+        table.add_row(*([rich(name), value, unit, ci] if intervals else [rich(name), value,
+                                                                          unit]))
     console.print(table)
     console.print(f"signature: {result.signature}", highlight=False, soft_wrap=True,
                   markup=False)

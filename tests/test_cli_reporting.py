@@ -391,3 +391,25 @@ def test_a_terminal_without_utf8_gets_escapes_and_json_stays_utf8(tmp_path):
                 assert set(json.loads(decoded)["groups"]) == set(expected.groups)
             else:
                 assert "domain:酒店" in decoded
+
+
+def test_a_narrow_terminal_never_cuts_names_or_numbers():
+    """On a terminal too narrow for the table, the plain text is printed (the terminal
+    wraps its lines): every metric name and every displayed number is whole, with its CI."""
+    from rich.console import Console
+
+    from dst_eval.report import format_value, render
+
+    mwz22 = ROOT / "gold_samples" / "multiwoz22"
+    result = evaluate(mwz22 / "predictions.json", gold=mwz22, bootstrap=100, seed=1)
+    for columns in (20, 40, 200):
+        buffer = io.StringIO()
+        render(result, Console(file=buffer, width=columns, force_terminal=True,
+                               color_system=None))
+        lines = buffer.getvalue().splitlines()
+        for name, value in result.scores.items():
+            line = next((line for line in lines if line.strip("│ ").startswith(name + " ")),
+                        None)
+            assert line is not None, (columns, name)
+            assert re.search(rf"(?<![\d.]){re.escape(format_value(name, value))}(?![\d.])",
+                             line), (columns, line)

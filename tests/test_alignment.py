@@ -283,3 +283,39 @@ def test_sgd_oracle_with_lower_cased_services(tmp_path, sgd_dev):
         assert dict(predicted.state) == {k: v[0] for k, v in gold.state.items()}
         assert predicted.requested_slots == gold.requested_slots
         assert dict(predicted.active_intents) == dict(gold.active_intents)
+
+
+def test_sgd_value_problems_are_counted_over_the_whole_set_whatever_its_files(
+        tmp_path, gold_samples):
+    """Every user slot of the SGD sample predicted with two values: one ``hedged_value``
+    Issue with the set's totals (slots, turns, dialogues counted here from the file), the
+    same for one file and for one file per dialogue (it used to give one summary per file,
+    counted as '2 times in 2 turns')."""
+    dialogues = json.loads((gold_samples / "sgd" / "dialogues_001.json").read_text("utf-8"))
+    slots, turns, hedged_dialogues = 0, 0, 0
+    for dialogue in dialogues:
+        in_dialogue = 0
+        for turn in dialogue["turns"]:
+            frames = [f for f in turn["frames"] if turn["speaker"] == "USER"]
+            n = sum(len(f["state"]["slot_values"]) for f in frames)
+            for frame in frames:
+                values = frame["state"]["slot_values"]
+                frame["state"]["slot_values"] = {k: [v[0], v[0] + " x"] for k, v in
+                                                 values.items()}
+            slots, turns, in_dialogue = slots + n, turns + (n > 0), in_dialogue + n
+        hedged_dialogues += in_dialogue > 0
+    assert turns > 1 and hedged_dialogues > 1
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "dialogues_001.json").write_text(json.dumps(dialogues), "utf-8")
+    many = tmp_path / "many"
+    many.mkdir()
+    for i, dialogue in enumerate(dialogues):
+        (many / f"dialogues_{i:03d}.json").write_text(json.dumps([dialogue]), "utf-8")
+    for folder in (one, many):
+        issues = [i for i in read_predictions(folder).issues if i.kind == "hedged_value"]
+        assert len(issues) == 1
+        assert issues[0].message.startswith(
+            f"{slots:,} slots with several predicted values (the first is used, as the "
+            f"official scorer does) in {turns:,} turns of {hedged_dialogues:,} dialogues;")
+        assert group_issues(issues) == issues

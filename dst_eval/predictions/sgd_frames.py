@@ -65,27 +65,11 @@ from dst_eval.jsonio import (
 )
 from dst_eval.predictions.duplicates import DecodedKeys, may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
+from dst_eval.predictions.value_tally import ValueTally
 from dst_eval.readahead import read_ahead
 
 FORMAT = "sgd"
 SIDE_OUTPUT = "dialogues_and_metrics.json"
-_VALUE_ISSUES = {
-    "non_list_value": "slot values given as a string instead of a list (read as one value; "
-                      "sgd-official reads its first character, as the official scorer does)",
-    "empty_value_list": "slot values given as an empty list (read as no value; under "
-                        "sgd-official a predicted slot, and where the gold has the slot the "
-                        "official scorer crashes)",
-    "hedged_value": "slots with several predicted values (the first is used, as the "
-                    "official scorer does)",
-    "non_string_value": "non-string slot values (read as their str(); sgd-official compares "
-                        "them as written, as the official scorer does)",
-    "span_without_position": "slot spans without start/exclusive_end (left out)",
-    "missing_intent": "user frames without state.active_intent (left out of intent "
-                      "accuracy)",
-    "missing_requested_slots": "user frames without state.requested_slots (left out of "
-                               "requested-slot scores)",
-    "duplicate_key": "object keys given more than once (the last value is read)",
-}
 _EMPTY: Mapping = MappingProxyType({})
 
 
@@ -149,28 +133,6 @@ _FRAMES = msgspec.json.Decoder(tuple[_Frame, ...] | None)
 # --------------------------------------------------------------------------- issues
 
 
-class _Tally:
-    """Counts value issues per kind, remembering the first place of each."""
-
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-        self.first: dict[str, tuple[str, int, str]] = {}
-
-    def add(self, kind: str, dialogue: str, turn: int, detail: str) -> None:
-        if kind not in self.counts:
-            self.counts[kind] = 0
-            self.first[kind] = (dialogue, turn, detail)
-        self.counts[kind] += 1
-
-    def issues(self, file: str) -> list[Issue]:
-        out = []
-        for kind, count in self.counts.items():
-            dialogue, turn, detail = self.first[kind]
-            out.append(Issue(kind, f"{count} {_VALUE_ISSUES[kind]}; first: {detail}",
-                             file=file, dialogue=dialogue, turn=turn))
-        return out
-
-
 # --------------------------------------------------------------------------- building
 
 
@@ -181,7 +143,7 @@ class _Malformed(Exception):
 class _Builder:
     """Typed records of one file -> ``{dialogue_id: [PredTurn, ...]}`` plus a tally."""
 
-    def __init__(self, file: str, tally: _Tally) -> None:
+    def __init__(self, file: str, tally: ValueTally) -> None:
         self.file = file
         self.tally = tally
         self.strings: dict[str, str] = {}
@@ -362,7 +324,7 @@ def _dialogue_items(document: Any, file: str) -> Iterator[tuple[str, _Dialogue]]
         yield dialogue.dialogue_id, dialogue
 
 
-def _read_document(data: bytes, file: str, tally: _Tally) -> list[tuple[str, list[PredTurn]]]:
+def _read_document(data: bytes, file: str, tally: ValueTally) -> list[tuple[str, list[PredTurn]]]:
     try:
         document = decode_typed(data, _DECODER, file=file, error=PredictionError)
     except msgspec.ValidationError:
@@ -406,7 +368,7 @@ def _repaired(document: Any, file: str) -> Any:
         raise _located(str(exc), document, file) from None
 
 
-def _repair_values(slot_values: dict, tally: _Tally, dialogue: str, turn: int) -> dict:
+def _repair_values(slot_values: dict, tally: ValueTally, dialogue: str, turn: int) -> dict:
     """Give ``slot_values`` the canonical view of odd values (a list of strings: ``str()``
     of a non-string, a bare string as its one value), each with an Issue; return the odd
     values as written, ``{slot: value}`` (:attr:`PredFrame.written`)."""
@@ -482,10 +444,10 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     documents, issues = _documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}
+    tally = ValueTally()  # one count per kind for the whole set, whatever its files
     for file, data in documents:
-        tally = _Tally()
+        tally.file = file
         read = _read_document(data, file, tally)
-        issues.extend(tally.issues(file))
         for dialogue_id, turns in read:
             if dialogue_id in dialogues:
                 issues.append(Issue(
@@ -497,4 +459,5 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
             dialogues[dialogue_id] = turns
     if not dialogues:
         raise PredictionError("no dialogues in the predictions", file=str(path))
+    issues.extend(tally.issues())
     return PredictionSet(source=str(path), format=FORMAT, dialogues=dialogues, issues=issues)

@@ -1,0 +1,65 @@
+"""Value problems of an SGD-style prediction set, counted per kind over all its files.
+
+One Issue per kind for the whole set (``hedged_value``: "10,345 slots with several
+predicted values in 6,755 turns of 1,596 dialogues; first: ..."), at the first place it
+occurs: the counts are the set's, whatever the files it is split into. Turns and
+dialogues are counted as the reader meets them (a turn's problems come together), in
+constant memory.
+"""
+
+from __future__ import annotations
+
+from dst_eval.predictions.model import Issue
+
+VALUE_ISSUES = {
+    "non_list_value": "slot values given as a string instead of a list (read as one value; "
+                      "sgd-official reads its first character, as the official scorer does)",
+    "empty_value_list": "slot values given as an empty list (read as no value; under "
+                        "sgd-official a predicted slot, and where the gold has the slot the "
+                        "official scorer crashes)",
+    "hedged_value": "slots with several predicted values (the first is used, as the "
+                    "official scorer does)",
+    "non_string_value": "non-string slot values (read as their str(); sgd-official compares "
+                        "them as written, as the official scorer does)",
+    "span_without_position": "slot spans without start/exclusive_end (left out)",
+    "missing_intent": "user frames without state.active_intent (left out of intent "
+                      "accuracy)",
+    "missing_requested_slots": "user frames without state.requested_slots (left out of "
+                               "requested-slot scores)",
+    "duplicate_key": "object keys given more than once (the last value is read)",
+}
+
+
+class ValueTally:
+    """Counts value problems per kind; :attr:`file` is the file being read."""
+
+    def __init__(self) -> None:
+        self.file: str | None = None
+        # kind -> [count, turns, dialogues, last turn, last (file, dialogue)]
+        self._counts: dict[str, list] = {}
+        self._first: dict[str, tuple[str | None, str | None, int | None, str]] = {}
+
+    def add(self, kind: str, dialogue: str | None, turn: int | None, detail: str) -> None:
+        counts = self._counts.get(kind)
+        if counts is None:
+            counts = self._counts[kind] = [0, 0, 0, None, None]
+            self._first[kind] = (self.file, dialogue, turn, detail)
+        counts[0] += 1
+        here = (self.file, dialogue)
+        if counts[4] != here:
+            counts[2] += 1
+            counts[4] = here
+            counts[3] = None
+        if counts[3] != turn:
+            counts[1] += 1
+            counts[3] = turn
+
+    def issues(self) -> list[Issue]:
+        out = []
+        for kind, (count, turns, dialogues, _, _) in self._counts.items():
+            file, dialogue, turn, detail = self._first[kind]
+            where = (f" in {turns:,} turn{'s' * (turns != 1)} of {dialogues:,} "
+                     f"dialogue{'s' * (dialogues != 1)}" if dialogue is not None else "")
+            out.append(Issue(kind, f"{count:,} {VALUE_ISSUES[kind]}{where}; first: {detail}",
+                             file=file, dialogue=dialogue, turn=turn))
+        return out

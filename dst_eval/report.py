@@ -262,7 +262,8 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     shown = [(name, value, shown_unit(name),
               _ci_cell(name, intervals.get(name), width) if intervals else "")
              for name, value in rows(result, width)]
-    needed = sum(max(len(cell[i]) for cell in shown) + 3 for i in range(3 + bool(intervals)))
+    needed = sum(max(text_width(cell[i]) for cell in shown) + 3
+                 for i in range(3 + bool(intervals)))
     if not shown or needed + 1 > console.width:
         console.print(to_text(result, width), markup=False, highlight=False, soft_wrap=True,
                       end="")

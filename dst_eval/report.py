@@ -203,6 +203,17 @@ def text_width(text: str) -> int:
                2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
+def fits(header: list[str], body: list[list[str]], columns: int) -> bool:
+    """Whether a rich table of these cells fits ``columns`` terminal columns without
+    folding a cell: each column as wide as its widest cell or header (:func:`text_width`),
+    plus a space on each side and a border."""
+    if not header:
+        return True
+    widths = [max(text_width(one_line(r[i])) for r in [header, *body])
+              for i in range(len(header))]
+    return sum(widths) + 3 * len(widths) + 1 <= columns
+
+
 def aligned(header: list[str], body: list[list[str]], right: set[int]) -> list[str]:
     """Plain columns separated by two spaces, never truncated, padded to the display
     width of their widest cell (:func:`text_width`)."""
@@ -262,9 +273,16 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     shown = [(name, value, shown_unit(name),
               _ci_cell(name, intervals.get(name), width) if intervals else "")
              for name, value in rows(result, width)]
-    needed = sum(max(text_width(cell[i]) for cell in shown) + 3
-                 for i in range(3 + bool(intervals)))
-    if not shown or needed + 1 > console.width:
+    header = ["metric", "score", "unit", *(["95% CI (μ ± half-width)"] if intervals else [])]
+    grouped = group_rows(result, width) if result.groups else []
+    keys = _group_keys(result.groups) if grouped else []
+    wide = fits(["group", *map(_header, keys)],
+                [[g, *(m.get(k, "") for k in keys)] for g, m in grouped], console.width)
+    long = fits(["group", "metric", "value", "unit"],
+                [[g, k, m[k], shown_unit(k)] for g, m in grouped for k in keys if k in m],
+                console.width)
+    if not shown or not fits(header, [list(c[:len(header)]) for c in shown], console.width) \
+            or (grouped and not wide and not long):
         console.print(to_text(result, width), markup=False, highlight=False, soft_wrap=True,
                       end="")
         return
@@ -280,13 +298,8 @@ def render(result: Result, console, width: int = DEFAULT_WIDTH) -> None:
     console.print(table)
     console.print(f"signature: {result.signature}", highlight=False, soft_wrap=True,
                   markup=False)
-    if result.groups:
-        keys = _group_keys(result.groups)
-        grouped = group_rows(result, width)
-        wide = (max(len(one_line(g)) for g, _ in grouped) + 3
-                + sum(max(len(_header(k)), *(len(m.get(k, "")) for _, m in grouped)) + 3
-                      for k in keys))
-        if wide <= console.width:
+    if grouped:
+        if wide:
             breakdown = Table(title="breakdown")
             breakdown.add_column("group", overflow="fold")
             for key in keys:

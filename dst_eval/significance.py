@@ -349,9 +349,13 @@ def render_comparison(result: dict[str, Any], console) -> None:
     from rich.table import Table
 
     from dst_eval.escape import rich
-    from dst_eval.report import SCALE_NOTE
+    from dst_eval.report import SCALE_NOTE, fits
 
     header, rows = comparison_rows(result, rich, rich)  # the other cells hold no markup
+    if not fits(*comparison_rows(result), console.width):  # cells would be cut: plain text
+        console.print(comparison_text(result), markup=False, highlight=False, soft_wrap=True,
+                      end="")
+        return
     table = Table(title="dst-eval compare", caption=SCALE_NOTE)
     for i, title in enumerate(header):
         table.add_column(title, justify="left" if i == 0 else "right", overflow="fold")

@@ -400,9 +400,14 @@ def test_a_narrow_terminal_never_cuts_names_or_numbers():
 
     from dst_eval.report import format_value, render
 
+    from dst_eval.significance import compare_reports, render_comparison
+
     mwz22 = ROOT / "gold_samples" / "multiwoz22"
-    result = evaluate(mwz22 / "predictions.json", gold=mwz22, bootstrap=100, seed=1)
-    for columns in (20, 40, 200):
+    result = evaluate(mwz22 / "predictions.json", gold=mwz22, bootstrap=100, seed=1,
+                      by=("domain",))
+    other = evaluate(mwz22 / "predictions.json", gold=mwz22, by=("domain",))
+    comparison = compare_reports([other, other], n=50, seed=1, names=["a.json", "b.json"])
+    for columns in range(20, 221, 8):
         buffer = io.StringIO()
         render(result, Console(file=buffer, width=columns, force_terminal=True,
                                color_system=None))
@@ -413,3 +418,15 @@ def test_a_narrow_terminal_never_cuts_names_or_numbers():
             assert line is not None, (columns, name)
             assert re.search(rf"(?<![\d.]){re.escape(format_value(name, value))}(?![\d.])",
                              line), (columns, line)
+        for group in result.groups:  # breakdown names whole, in the wide or the long form
+            assert any(re.search(rf"(?<!\S){re.escape(group)}(?!\S)", line.strip("│ "))
+                       for line in lines), (columns, group)
+        buffer = io.StringIO()
+        render_comparison(comparison, Console(file=buffer, width=columns,
+                                              force_terminal=True, color_system=None))
+        lines = buffer.getvalue().splitlines()
+        for name in comparison["metrics"]:
+            line = next((line for line in lines if line.strip("│ ").startswith(name + " ")),
+                        None)
+            assert line is not None and line.count("(μ = ") == 2 and line.count(")") >= 2, (
+                columns, name, line)

@@ -399,7 +399,6 @@ def test_a_narrow_terminal_never_cuts_names_or_numbers():
     from rich.console import Console
 
     from dst_eval.report import format_value, render
-
     from dst_eval.significance import compare_reports, render_comparison
 
     mwz22 = ROOT / "gold_samples" / "multiwoz22"

@@ -135,10 +135,11 @@ def resample_statistics(result: Any, n_resamples: int, seed: int
             if "n_gold" in sums else None
         key = TableKey(_digest(ids), n, None if gold is None else _digest(gold))
         counts = resample_counts(resample_indices(n, n_resamples, seed=seed), n)
+        columns = list(dict.fromkeys(c for metric, _ in kept for c in metric.columns))
+        resampled = resampled_sums(counts, np.column_stack([sums[c] for c in columns]))
+        by_column = {c: resampled[:, i] for i, c in enumerate(columns)}  # one product a table
         for metric, value in kept:
-            columns = list(dict.fromkeys(metric.columns))
-            resampled = resampled_sums(counts, np.column_stack([sums[c] for c in columns]))
-            values = metric.from_sums({c: resampled[:, i] for i, c in enumerate(columns)})
+            values = metric.from_sums({c: by_column[c] for c in metric.columns})
             array = np.broadcast_to(np.asarray(values, dtype=float), (n_resamples,))
             out.append(MetricResamples(metric.name, key, value, np.array(array)))
     return out, notes

@@ -171,7 +171,7 @@ def _common_metrics(reports: Sequence[Result], names: Sequence[str]
         if len(other) != len(groups):
             raise UsageError(f"{name} does not have the same kinds of statistics as "
                              f"{names[0]} (e.g. one has responses and the other not)")
-        groups = [(table, [m for m in metrics if m.name in report.scores])
+        groups = [(table, [m for m in metrics if _has_value(report, m.name)])
                   for table, metrics in groups]
     groups = [(table, metrics) for table, metrics in groups if metrics]
     if not groups:
@@ -187,14 +187,22 @@ def _not_compared(reports: Sequence[Result], names: Sequence[str],
     for metric in dict.fromkeys(m for r in reports for m in r.scores):
         if metric in compared:
             continue
-        why = next((r.why_not_applicable(metric) for r in reports
-                    if r.why_not_applicable(metric)), None)
-        lacking = [name for r, name in zip(reports, names, strict=True)
-                   if metric not in r.scores]
-        notes.append(f"{metric}: n/a ({why})" if why else
-                     f"{metric}: not compared ({', '.join(lacking) or 'no per-turn statistics'}"
-                     f"{' lacks it' if lacking else ''})")
+        lacking = [(name, r.why_not_applicable(metric)) for r, name in
+                   zip(reports, names, strict=True) if not _has_value(r, metric)]
+        if lacking and len(lacking) == len(reports) and lacking[0][1]:
+            notes.append(f"{metric}: n/a ({lacking[0][1]})")
+        elif lacking:
+            notes.append(f"{metric}: not compared (" + "; ".join(
+                f"{name} lacks it" + (f": {why}" if why else "") for name, why in lacking)
+                + ")")
+        else:
+            notes.append(f"{metric}: not compared (no per-turn statistics to resample)")
     return notes
+
+
+def _has_value(report: Result, metric: str) -> bool:
+    value = report.scores.get(metric)
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 def _without_resamples(ci: dict[str, Any], n: int) -> dict[str, Any]:

@@ -305,3 +305,29 @@ def test_a_requested_metric_without_a_value_is_named_n_a(capsys, gold_samples):
                for note in out["notes"])
     assert cli_main([*argv, "-m", "joint_goal_accuracy", "slot_f1", "joint_goal_accuracy"]) == 2
     assert "named more than once" in capsys.readouterr().err
+
+
+def test_a_metric_one_system_lacks_is_named_with_that_system(tmp_path, capsys, gold_samples):
+    """The SGD sample without predicted intents against the sample: intent accuracy is not
+    compared, and the note names the system that lacks it and why; with ``-m`` it is the
+    same note (it used to be exit 2 'lacks the statistics', naming no metric)."""
+    from dst_eval.cli.app import main as cli_main
+
+    sgd = gold_samples / "sgd"
+    predictions = json.loads((sgd / "predictions.json").read_text("utf-8"))
+    for turns in predictions.values():
+        for turn in turns:
+            turn.pop("active_intents", None)
+            turn.pop("active_intent", None)
+    noint = tmp_path / "noint.json"
+    noint.write_text(json.dumps(predictions), "utf-8")
+    base = str(sgd / "predictions.json")
+    assert "active_intent_accuracy" in evaluate(base, gold=sgd).scores
+    for extra in ([], ["-m", "active_intent_accuracy", "joint_goal_accuracy"]):
+        argv = ["compare", base, str(noint), "--gold", str(sgd), "--n", "20", "-q", "-f",
+                "json", *extra]
+        assert cli_main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert "active_intent_accuracy" not in out["metrics"]
+        assert f"active_intent_accuracy: not compared ({noint} lacks it: no intents in the " \
+               "gold or the predictions)" in out["notes"]

@@ -248,15 +248,15 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                                       gold_states=options.gold_states,
                                       gold_path=Path(gold_set.source))
         score_responses(alignment, options, result, resources=resources)
-    responses_scored = has_responses(alignment) and not options.zero_shot_domain
     from dst_eval.options import RESPONSE_METRIC_NAMES
 
     def unscored(name: str) -> str | None:
-        """Why a requested metric has no value: its kind was not scored."""
+        """Why a requested metric has no value: its kind was not scored (asked only for a
+        ``--metrics`` name without a value; each test walks the turns)."""
         if name in RESPONSE_METRIC_NAMES:
-            return None if responses_scored else (
-                "not scored under --zero-shot-domain" if options.zero_shot_domain
-                else "the predictions carry no responses")
+            if options.zero_shot_domain:
+                return "not scored under --zero-shot-domain"
+            return None if has_responses(alignment) else "the predictions carry no responses"
         return None if prediction_set.has_states else "the predictions carry no states"
 
     result.keep_metrics(options.metrics, unscored)  # --metrics limits response metrics too

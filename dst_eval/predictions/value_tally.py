@@ -35,28 +35,26 @@ class ValueTally:
 
     def __init__(self) -> None:
         self.file: str | None = None
-        # kind -> [count, turns, dialogues, last turn, last (file, dialogue)]
+        # kind -> [count, turns, dialogues, last turn, last dialogue, last file]
         self._counts: dict[str, list] = {}
         self._first: dict[str, tuple[str | None, str | None, int | None, str]] = {}
 
     def add(self, kind: str, dialogue: str | None, turn: int | None, detail: str) -> None:
         counts = self._counts.get(kind)
         if counts is None:
-            counts = self._counts[kind] = [0, 0, 0, None, None]
+            counts = self._counts[kind] = [0, 0, 0, None, None, None]
             self._first[kind] = (self.file, dialogue, turn, detail)
         counts[0] += 1
-        here = (self.file, dialogue)
-        if counts[4] != here:
-            counts[2] += 1
-            counts[4] = here
-            counts[3] = None
+        if counts[4] is not dialogue or counts[5] is not self.file:  # a dialogue's problems
+            counts[2] += 1                                           # come together
+            counts[3], counts[4], counts[5] = None, dialogue, self.file
         if counts[3] != turn:
             counts[1] += 1
             counts[3] = turn
 
     def issues(self) -> list[Issue]:
         out = []
-        for kind, (count, turns, dialogues, _, _) in self._counts.items():
+        for kind, (count, turns, dialogues, *_) in self._counts.items():
             file, dialogue, turn, detail = self._first[kind]
             where = (f" in {turns:,} turn{'s' * (turns != 1)} of {dialogues:,} "
                      f"dialogue{'s' * (dialogues != 1)}" if dialogue is not None else "")

@@ -130,7 +130,8 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
     result: dict[str, Any] = {
         "signature": base.signature.with_fields(**fields).format(), "test": test,
         "seed": seed_label(seed), "ties": ties,
-        "metrics": [m.name for _, metrics in groups for m in metrics], "systems": []}
+        "metrics": _in_report_order(base, [m.name for _, metrics in groups for m in metrics]),
+        "systems": []}
     if test != "ar":
         result["n"] = n
     if test != "bs":
@@ -162,15 +163,17 @@ def _common_metrics(reports: Sequence[Result], names: Sequence[str]
     """The baseline's (table, metrics) pairs, restricted to metrics every system reports."""
     base = reports[0]
     groups = _metrics_of(base, names[0])
-    signature = base.signature.format()
+    signature = base.signature.as_dict()
     for report, name in zip(reports[1:], names[1:], strict=True):
         other = _metrics_of(report, name)
-        if report.signature.format() != signature:
+        fields = report.signature.as_dict()
+        # the same values for the fields both have; a field only one has belongs to a kind
+        # of metric the other did not score (responses, states), which is not compared
+        shared = [k for k in signature.keys() & fields.keys() if signature[k] != fields[k]]
+        del other  # checked for its statistics above; metrics are matched by name below
+        if shared:
             raise UsageError(f"{name} was scored differently from {names[0]}: "
-                             f"{report.signature} vs {signature}")
-        if len(other) != len(groups):
-            raise UsageError(f"{name} does not have the same kinds of statistics as "
-                             f"{names[0]} (e.g. one has responses and the other not)")
+                             f"{report.signature} vs {base.signature}")
         groups = [(table, [m for m in metrics if _has_value(report, m.name)])
                   for table, metrics in groups]
     groups = [(table, metrics) for table, metrics in groups if metrics]
@@ -198,6 +201,12 @@ def _not_compared(reports: Sequence[Result], names: Sequence[str],
         else:
             notes.append(f"{metric}: not compared (no per-turn statistics to resample)")
     return notes
+
+
+def _in_report_order(report: Result, names: list[str]) -> list[str]:
+    """``names`` in the order of ``report.scores`` (with ``--metrics``: the order asked)."""
+    order = {name: i for i, name in enumerate(report.scores)}
+    return sorted(names, key=lambda name: order.get(name, len(order)))
 
 
 def _has_value(report: Result, metric: str) -> bool:

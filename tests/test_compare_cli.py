@@ -331,3 +331,34 @@ def test_a_metric_one_system_lacks_is_named_with_that_system(tmp_path, capsys, g
         assert "active_intent_accuracy" not in out["metrics"]
         assert f"active_intent_accuracy: not compared ({noint} lacks it: no intents in the " \
                "gold or the predictions)" in out["notes"]
+
+
+def test_a_system_without_responses_is_compared_on_what_both_have(tmp_path, capsys,
+                                                                  gold_samples):
+    """The CrossWOZ sample against itself without responses: the DST metrics are compared
+    in the order asked, BLEU is not (the note names the system without responses), in
+    either order of the systems; a field both signatures have but with another value (a
+    different normalisation) is still refused."""
+    from dst_eval.cli.app import main as cli_main
+    from dst_eval.errors import UsageError
+    from dst_eval.significance import compare_reports
+
+    cw = gold_samples / "crosswoz"
+    predictions = json.loads((cw / "predictions.json").read_text("utf-8"))
+    for turns in predictions.values():
+        for turn in turns:
+            turn.pop("response", None)
+    silent = tmp_path / "silent.json"
+    silent.write_text(json.dumps(predictions, ensure_ascii=False), "utf-8")
+    full = str(cw / "predictions.json")
+    for pair in ((full, str(silent)), (str(silent), full)):
+        argv = ["compare", *pair, "--gold", str(cw), "--n", "20", "-q", "-f", "json", "-m",
+                "slot_f1", "joint_goal_accuracy", "bleu"]
+        assert cli_main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["metrics"] == ["slot_f1", "joint_goal_accuracy"]
+        assert f"bleu: not compared ({silent} lacks it: the predictions carry no responses)" \
+            in out["notes"]
+    exact = evaluate(full, gold=cw, norm="exact")
+    with pytest.raises(UsageError, match="scored differently"):
+        compare_reports([evaluate(full, gold=cw), exact], n=20, seed=1)

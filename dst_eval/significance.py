@@ -165,12 +165,11 @@ def _common_metrics(reports: Sequence[Result], names: Sequence[str]
     groups = _metrics_of(base, names[0])
     signature = base.signature.as_dict()
     for report, name in zip(reports[1:], names[1:], strict=True):
-        other = _metrics_of(report, name)
+        _metrics_of(report, name)  # refuses a system without per-turn statistics
         fields = report.signature.as_dict()
         # the same values for the fields both have; a field only one has belongs to a kind
         # of metric the other did not score (responses, states), which is not compared
         shared = [k for k in signature.keys() & fields.keys() if signature[k] != fields[k]]
-        del other  # checked for its statistics above; metrics are matched by name below
         if shared:
             raise UsageError(f"{name} was scored differently from {names[0]}: "
                              f"{report.signature} vs {base.signature}")

@@ -74,7 +74,7 @@ class ChangeCounter:
         past_gold, past_pred = self.past_gold, self.past_pred
         gold_get, pred_get = past_gold.get, past_pred.get
         gold_diff = {k: v for k, v in gold_now.items()
-                     if gold_get(k, _ABSENT) != v and gold_changed(gold_get(k, _ABSENT), v)}
+                     if (before := gold_get(k, _ABSENT)) != v and gold_changed(before, v)}
         if absent:
             self.past_gold, self.past_pred = gold_now, pred_now
             return 0, 0, 0, len(gold_diff), 0

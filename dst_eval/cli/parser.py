@@ -69,8 +69,9 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
     """The scoring options (each an :class:`~dst_eval.options.EvalOptions` field)."""
     parser.add_argument("--profile", help="scoring profile (default: the corpus's, strict)")
     parser.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",
-                        help="metric names to report, space- or comma-separated (DST and "
-                             "response metrics; default: all)")
+                        help="metric names to report, space- or comma-separated, in the "
+                             "order printed (DST and response metrics; one without a value "
+                             "is n/a with its reason; default: all)")
     if breakdowns:
         parser.add_argument("--by", help=f"comma-separated breakdowns: {', '.join(BREAKDOWNS)}")
     parser.add_argument("--missing", metavar="POLICY",

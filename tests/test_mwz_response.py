@@ -765,6 +765,76 @@ def test_response_resources_are_in_the_signature(mwz21_dir: Path, mwzeval_dir: P
     assert ref_scores["bleu"] != scores["bleu"] and ref_res not in (res, patched_res)
 
 
+_OPENED: list[str] | None = None  # the paths opened while a test records (an audit hook)
+
+
+def _record_open(event: str, args: tuple) -> None:
+    if event == "open" and _OPENED is not None and isinstance(args[0], str | Path):
+        _OPENED.append(str(args[0]))
+
+
+def test_response_resources_are_read_once(mwz21_dir: Path, mwzeval_dir: Path) -> None:
+    """The references and gold states files are opened once each: the bytes parsed are the
+    bytes the ``res:`` digest covers (each was read a second time for the digest, so a file
+    rewritten in between was scored with one content and signed with another)."""
+    import sys
+
+    from dst_eval import evaluate
+
+    global _OPENED
+    refs = mwzeval_dir / "approx_references_mwz21_test.json"
+    states = mwzeval_dir / "approx_gold_states_mwz21_test.json"
+    sys.addaudithook(_record_open)  # stays installed: records only while _OPENED is a list
+    _OPENED = []
+    try:
+        evaluate(mwzeval_dir / "predictions" / "mintl.json", gold=mwz21_dir,
+                 corpus="multiwoz21", split="test", profile="mwzeval", missing="skip",
+                 references=refs, gold_states=states, metrics=("inform", "bleu"))
+        opened = list(_OPENED)
+    finally:
+        _OPENED = None
+    assert opened.count(str(refs)) == 1 and opened.count(str(states)) == 1, opened
+
+
+def test_mwz22_dialog_acts_are_in_the_signature(shared_dir: Path, mwz21_dir: Path,
+                                                tmp_path: Path) -> None:
+    """MultiWOZ 2.2 references come from the split folder's ``../dialog_acts.json``: spans
+    there change the BLEU, so its content is in the ``res:`` digest (it was not: two
+    different BLEU scores had one signature). Expected values by construction: the
+    predictions are the system utterances, BLEU 100 against spans-free references; a span
+    over "133" delexicalises the first reference, so the BLEU drops."""
+    from dst_eval import evaluate
+
+    folder = tmp_path / "mwz22"
+    (folder / "test").mkdir(parents=True)
+    source = shared_dir / "corpora" / "multiwoz22"
+    dialogues = json.loads((source / "test" / "dialogues_001.json").read_text("utf-8"))
+    (folder / "test" / "dialogues_001.json").write_text(json.dumps(dialogues), "utf-8")
+    (folder / "schema.json").write_bytes((source / "schema.json").read_bytes())
+    dialogue = dialogues[0]
+    system = [t for t in dialogue["turns"] if t["speaker"] == "SYSTEM"]
+    assert system[0]["utterance"].startswith("I have 133 trains")
+    key = dialogue["dialogue_id"].lower().removesuffix(".json")
+    (tmp_path / "pred.json").write_text(json.dumps(
+        {key: [{"response": t["utterance"]} for t in system]}), "utf-8")
+
+    def run(first_spans: list) -> tuple[float, str]:
+        acts = {t["turn_id"]: {"span_info": []} for t in dialogue["turns"]}
+        acts[system[0]["turn_id"]] = {"span_info": first_spans}
+        (folder / "dialog_acts.json").write_text(
+            json.dumps({dialogue["dialogue_id"]: acts}), "utf-8")
+        result = evaluate(tmp_path / "pred.json", gold=folder / "test", corpus="multiwoz22",
+                          goals=mwz21_dir / "test.json.zip", db=mwz21_dir / "db",
+                          metrics=("bleu",))
+        return result.scores["bleu"], result.signature.as_dict()["res"]
+
+    plain_bleu, plain_res = run([])
+    spanned_bleu, spanned_res = run([["Train-Inform", "choice", "133", 7, 10]])
+    assert plain_bleu == pytest.approx(100.0) and spanned_bleu < 100.0
+    assert spanned_res != plain_res
+    assert run([])[1] == plain_res  # the same content, the same digest
+
+
 def test_richness_follows_the_gold_order_except_under_mwzeval(gold: ResponseGold,
                                                              predictions) -> None:
     """MSTTR windows run over the concatenated responses. mwzeval takes the file's order

@@ -65,6 +65,12 @@ class FileLog:
             self._files[key] = gold_file(key, data)
         return data
 
+    def extend(self, files: Iterable[GoldFile]) -> None:
+        """Record files another log read (a loader called for a resource, e.g. the
+        ``--goals`` data), after those recorded so far; one recorded already is kept once."""
+        for record in files:
+            self._files.setdefault(record.path, record)
+
     def open_zip(self, path: str | Path) -> zipfile.ZipFile:
         """The zip archive at ``path``, read into memory (recorded)."""
         try:
@@ -136,12 +142,6 @@ def files_digest(files: Iterable[GoldFile]) -> str:
     dialogue draws), so SGD files renamed into another order are another gold."""
     joined = "\n".join(f.sha256 for f in files)
     return hashlib.sha256(joined.encode("ascii")).hexdigest()
-
-def paths_files(paths: Iterable[Path]) -> list[GoldFile]:
-    """:class:`GoldFile` records of ``paths`` (files) read for their digest only: resources
-    whose readers do not go through a :class:`FileLog`, for a signature."""
-    return [resolved(gold_file(str(path), Path(path).read_bytes())) for path in paths]
-
 
 def read_head(path: Path, n_bytes: int = HEAD_BYTES) -> str:
     """The first ``n_bytes`` of a file, or of the first ``.json`` member of a zip, as text;

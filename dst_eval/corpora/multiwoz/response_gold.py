@@ -30,12 +30,12 @@ from typing import Any
 
 from msgspec import structs
 
+from dst_eval.corpora.layout import FileLog
 from dst_eval.corpora.multiwoz.database import MultiwozDatabase
 from dst_eval.corpora.multiwoz.delex import turn_reference
 from dst_eval.corpora.multiwoz.goals import booked_domains, dialogue_goal, goal_domains, gold_states
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, dialogue_key
-from dst_eval.jsonio import read_json
 from dst_eval.metrics.inform_success import GoalDomain
 
 
@@ -71,8 +71,12 @@ class ResponseGold:
 
 def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
                   references: str | Path | None = None,
-                  gold_states: str | Path | None = None) -> ResponseGold:
-    """:class:`ResponseGold` of ``gold`` (see the module docstring)."""
+                  gold_states: str | Path | None = None,
+                  log: FileLog | None = None) -> ResponseGold:
+    """:class:`ResponseGold` of ``gold`` (see the module docstring); ``log`` records the
+    ``references`` and ``gold_states`` files read (each read once: the bytes parsed are the
+    bytes the signature's digest covers)."""
+    log = log if log is not None else FileLog()
     file = gold.source
     goals, booked = _goals_and_booked(gold)
     sources: dict[str, str] = {}
@@ -81,7 +85,8 @@ def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
         unit = next((t.system_annotations.get("span_unit") for t in gold.turns()), "word")
         sources["references"] = f"{Path(file).name}: {'2.2' if unit == 'char' else '2.1'} span_info"
     else:
-        refs = _turn_lists(references, {k: len(v) for k, v in booked.items()}, "references")
+        refs = _turn_lists(references, {k: len(v) for k, v in booked.items()}, "references",
+                           log)
         for key, turns in refs.items():
             if not all(isinstance(t, str) for t in turns):
                 raise GoldDataError("references must be strings", file=str(references),
@@ -90,7 +95,7 @@ def response_gold(gold: GoldSet, database: MultiwozDatabase, *,
     given_states = None
     if gold_states is not None:
         given_states = _turn_lists(gold_states, {k: len(v) for k, v in booked.items()},
-                                   "gold states")
+                                   "gold states", log)
         for key, turns in given_states.items():
             for index, state in enumerate(turns):
                 _check_gold_state(state, file=str(gold_states), dialogue=key, turn=index)
@@ -131,10 +136,11 @@ def _derived_references(gold: GoldSet) -> dict[str, list[str]]:
     return refs
 
 
-def _turn_lists(source: str | Path, lengths: Mapping[str, int], what: str) -> dict[str, list]:
+def _turn_lists(source: str | Path, lengths: Mapping[str, int], what: str, log: FileLog
+                ) -> dict[str, list]:
     """Per-dialogue lists from an mwzeval-format file, checked against the gold."""
     path = str(source)
-    data = read_json(source, error=GoldDataError)
+    data = log.read_json(source)
     if not isinstance(data, dict):
         raise GoldDataError(f"expected an mwzeval {what} file {{dialogue id: [...]}}",
                             file=path)
@@ -162,20 +168,24 @@ def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> Non
 # --------------------------------------------------------------------------- MultiWOZ 2.2
 
 
-def with_mwz21_annotations(gold: GoldSet, data21: str | Path) -> GoldSet:
+def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None
+                           ) -> GoldSet:
     """A copy of a MultiWOZ 2.2 ``gold`` whose dialogues carry the 2.1 goal and whose turns
     carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file).
     References: when the 2.2 gold is a split folder, its system utterances with the
     character spans of ``dialog_acts.json`` (in the folder's parent; mwzeval's references);
     otherwise the 2.1 system text and word spans. Every 2.2 dialogue must be in ``data21``
-    with as many system turns."""
+    with as many system turns. ``log`` records the files read (the 2.1 data, as its
+    loader read them, and ``dialog_acts.json``)."""
     from dst_eval.corpora.multiwoz import loader21
 
+    log = log if log is not None else FileLog()
     mwz21 = loader21.load(data21)
+    log.extend(mwz21.files)
     acts = None
     if Path(gold.source).is_dir():
         acts_path = Path(gold.source).parent / "dialog_acts.json"
-        acts = read_json(acts_path, error=GoldDataError)
+        acts = log.read_json(acts_path)
         if not isinstance(acts, dict):
             raise GoldDataError("expected an object {dialogue id: {turn id: acts}}",
                                 file=str(acts_path))

@@ -26,7 +26,7 @@ import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import files_digest, paths_files, probe_file
+from dst_eval.corpora.layout import FileLog, files_digest, probe_file
 from dst_eval.corpora.multiwoz.database import MultiwozDatabase
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
@@ -62,12 +62,11 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     return None
 
 
-def _resources_digest(database: MultiwozDatabase, goals: Path | None,
-                      resources: ResponseResources) -> str:
-    """The content digest (8 hex digits) of every response resource read: the database
-    tables (as read), and the goals, references and gold states files when given."""
-    given = [Path(p) for p in (goals, resources.references, resources.gold_states) if p]
-    return files_digest([*database.files, *paths_files(given)])[:8]
+def _resources_digest(database: MultiwozDatabase, log: FileLog) -> str:
+    """The content digest (8 hex digits) of every response resource read, as read: the
+    database tables, then the ``--goals`` data and ``dialog_acts.json`` (MultiWOZ 2.2),
+    the references and the gold states files when given (``log``)."""
+    return files_digest([*database.files, *log.files])[:8]
 
 
 def _not_applicable(reason: str, target: Result | None) -> Result:
@@ -93,8 +92,9 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     from dst_eval.corpora.multiwoz.engine import score_responses
     from dst_eval.corpora.multiwoz.response_gold import response_gold, with_mwz21_annotations
 
+    log = FileLog()  # the resources read once each: what is parsed is what is digested
     if data is not None:
-        gold = with_mwz21_annotations(gold, data)
+        gold = with_mwz21_annotations(gold, data, log)
     try:
         database = MultiwozDatabase.load(db)
     except FileNotFoundError as exc:
@@ -102,7 +102,8 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
                             file=exc.filename) from None
     gold_for_responses = response_gold(
         gold, database,
-        references=resources.references or None, gold_states=resources.gold_states or None)
+        references=resources.references or None, gold_states=resources.gold_states or None,
+        log=log)
     compat = options.profile == "mwzeval"
     result = score_responses(gold_for_responses, alignment, compat=compat,
                              missing="skip" if options.missing == "skip" else "wrong")
@@ -127,7 +128,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         scores=scores,
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
                           "tok": "13a", "bleu": "corpus",
-                          "res": _resources_digest(database, data, resources)},
+                          "res": _resources_digest(database, log)},
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,

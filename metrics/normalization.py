@@ -119,6 +119,16 @@ def policy_rules(policy: str) -> tuple[str, ...]:
     return tuple(rules)
 
 
+def policy_name(rules: tuple[str, ...]) -> str:
+    """The canonical name of an expanded rule list (:func:`policy_rules`): the policy in
+    :data:`POLICIES` with exactly these rules in this order, else the rules joined by
+    ``+``."""
+    for name, expanded in POLICIES.items():
+        if expanded == rules:
+            return name
+    return "+".join(rules)
+
+
 class Normalizer:
     """Callable ``(slot_key, value) -> normalised value`` for one policy (results cached)."""
 
@@ -136,7 +146,11 @@ class Normalizer:
 
     @property
     def signature(self) -> str:
-        return f"{self.policy}-v{RULE_TABLE_VERSION}"
+        """``<rules>-v<table version>``: the rules this normaliser applies, named as the
+        policy that has exactly them (``basic``), else joined by ``+`` in their order; two
+        spellings of one rule list (``basic``, ``strip+collapse-space+lower``, `` basic``)
+        sign alike."""
+        return f"{policy_name(self.rules)}-v{RULE_TABLE_VERSION}"
 
     @property
     def is_identity(self) -> bool:

@@ -143,6 +143,22 @@ def test_keyword_overrides_equal_the_options_object():
     assert by_object.confidence_intervals and by_object.groups
 
 
+def test_spellings_of_one_rule_list_sign_alike():
+    """``--norm`` names a rule list; its spellings give the same numbers and the same
+    signature (they signed as written: ``norm:strip+collapse-space+lower-v1`` and
+    ``norm:basic-v1`` looked incomparable). Another list signs otherwise."""
+    runs = {norm: evaluate(PREDICTIONS, gold=MWZ22, norm=norm)
+            for norm in ("basic", "strip+collapse-space+lower", " basic ", "basic+lower",
+                         "exact", "lower+strip")}
+    basic = runs["basic"]
+    for norm in ("strip+collapse-space+lower", " basic ", "basic+lower"):
+        assert runs[norm].scores == basic.scores
+        assert str(runs[norm].signature) == str(basic.signature), norm
+    assert "norm:basic-v1" in str(basic.signature)
+    assert "norm:exact-v1" in str(runs["exact"].signature)
+    assert "norm:lower+strip-v1" in str(runs["lower+strip"].signature)
+
+
 @pytest.mark.parametrize("extra", [[], ["--by", "domain,slot", "--missing", "skip"],
                                    ["--bootstrap", "40", "--seed", "11", "--norm", "exact"]])
 def test_cli_json_equals_the_result_of_evaluate(tmp_path, capsys, extra):

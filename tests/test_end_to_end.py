@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import oracle_predictions
 
-from dst_eval import evaluate
+from dst_eval import __version__, evaluate
 from dst_eval.cli.app import main
 from dst_eval.corpora import load_gold
 
@@ -141,7 +141,7 @@ def test_validate_refuses_what_scoring_refuses(tmp_path, capsys, mwz22_gold):
 
 def test_help_and_version(capsys):
     assert main(["--version"]) == 0
-    assert "dst-eval 0.1.0" in capsys.readouterr().out
+    assert f"dst-eval {__version__}" in capsys.readouterr().out
     assert main(["--help"]) == 0
     assert "examples:" in capsys.readouterr().out
 

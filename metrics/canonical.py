@@ -53,7 +53,6 @@ DEFAULT_UNSET = "blank+words"
 DEFAULT_UNSET_WORDS = ("none", "not mentioned")
 KEY_POLICIES = ("lower", "exact")
 _WHITESPACE = re.compile(r"\s+")
-_VERSION = re.compile(r"-v(\d+)$")
 
 
 class UndefinedMetric(ValueError):
@@ -86,14 +85,10 @@ def normalizer(norm: str, multi_value_slots: frozenset[str] = frozenset()) -> No
     version than this one's is a ``ValueError``."""
     if not isinstance(norm, str):
         raise ValueError(f"norm must be a policy name such as 'basic-v1' or 'exact', got {norm!r}")
-    policy = norm
-    version = _VERSION.search(norm)
-    if version:
-        if int(version.group(1)) != RULE_TABLE_VERSION:
-            raise ValueError(f"norm {norm!r}: this version implements rule table "
-                             f"v{RULE_TABLE_VERSION} only")
-        policy = norm[:version.start()]
-    return Normalizer(policy, multi_value_slots)
+    try:
+        return Normalizer(norm, multi_value_slots)  # a "-v<N>" suffix: policy_rules checks it
+    except ValueError as exc:
+        raise ValueError(f"norm {norm!r}: {exc}") from None
 
 
 def _spell_lower(key: str) -> str:

@@ -101,8 +101,20 @@ POLICIES: dict[str, tuple[str, ...]] = {
 }
 
 
+_VERSION = re.compile(r"-v(\d+)\s*$")
+
+
 def policy_rules(policy: str) -> tuple[str, ...]:
-    """Expand a policy name (``"nfkc+despace"``) into its ordered rule names."""
+    """Expand a policy name (``"nfkc+despace"``) into its ordered rule names. The name may
+    end in the rule-table version its signature prints (``"basic-v1"``); another version
+    than :data:`RULE_TABLE_VERSION` is a ``ValueError`` (its rules may differ)."""
+    version = _VERSION.search(policy)
+    if version:
+        if int(version.group(1)) != RULE_TABLE_VERSION:
+            raise ValueError(f"{policy.strip()!r} names rule table "
+                             f"v{int(version.group(1))}; this version implements rule table "
+                             f"v{RULE_TABLE_VERSION} only")
+        policy = policy[:version.start()]
     rules: list[str] = []
     for part in policy.split("+"):
         part = part.strip()

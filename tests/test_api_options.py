@@ -159,6 +159,21 @@ def test_spellings_of_one_rule_list_sign_alike():
     assert "norm:lower+strip-v1" in str(runs["lower+strip"].signature)
 
 
+def test_norm_accepts_the_name_its_signature_prints(capsys):
+    """``norm:basic-v1`` (a signature, ``metric_options()``) is a ``--norm`` value: the same
+    run as ``basic`` (it was exit 2, 'unknown normalisation policy'); another rule-table
+    version is a usage error."""
+    from dst_eval import metric_options
+
+    basic = evaluate(PREDICTIONS, gold=MWZ22, norm="basic")
+    versioned = evaluate(PREDICTIONS, gold=MWZ22, norm="basic-v1")
+    assert versioned.to_dict() == basic.to_dict()
+    assert metric_options("multiwoz22")["norm"] == "basic-v1"
+    assert main([str(PREDICTIONS), "--gold", str(MWZ22), "--norm", "basic-v1", "-b"]) == 0
+    assert main([str(PREDICTIONS), "--gold", str(MWZ22), "--norm", "basic-v2", "-b"]) == 2
+    assert "implements rule table v1 only" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("extra", [[], ["--by", "domain,slot", "--missing", "skip"],
                                    ["--bootstrap", "40", "--seed", "11", "--norm", "exact"]])
 def test_cli_json_equals_the_result_of_evaluate(tmp_path, capsys, extra):

@@ -168,16 +168,20 @@ def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
     """The surface-form diagnostic (``dst_eval/surface.py``): one warning, no score change."""
     from dst_eval import surface
     from dst_eval.config import corpus_config
-    from dst_eval.normalize import policy_rules
-    from dst_eval.profiles.strict import format_marker, unset_for
+    from dst_eval.profiles.strict import format_marker, normalizer_for, unset_for
 
     corpus = alignment.gold.corpus
     config = corpus_config(corpus)
-    rules = policy_rules(options.normalisation or config.normalisation)
+    is_right = None
+    if options.profile == "strict":  # right: equal to a gold variant under the run's policy
+        norm = normalizer_for(corpus, options)
+
+        def is_right(key: str, value: str, variants: tuple[str, ...]) -> bool:
+            return norm(key, value) in norm.variants(key, variants)
     counts = surface.count(alignment, corpus_tests=config.surface_tests(),
-                           accepted=surface.accepted_classes(options.profile, rules),
+                           accepted=surface.accepted_classes(options.profile),
                            is_unset=unset_for(corpus, format_marker(alignment)).test,
-                           compared=result.compared)
+                           is_right=is_right, compared=result.compared)
     issue = surface.warning(counts, options.profile)
     if issue is not None:
         result.issues = [*result.issues, issue]

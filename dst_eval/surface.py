@@ -20,9 +20,10 @@ class                  the value equals a gold variant after                acce
                        removed
 =====================  ===================================================  ====================
 
-What the profile itself accepts is not counted: ``strict`` accepts the classes its
-``--norm`` rules cover (``basic``: case/whitespace), ``convlab`` case and whitespace,
-``mwzeval`` its tables (case-sensitive, as mwzeval); ``trade``, ``official`` and
+What the profile itself accepts is not counted: ``strict`` accepts what its ``--norm``
+policy makes equal to a gold variant (tested with the run's own normaliser: ``nfkc``
+accepts half-width punctuation, ``despace`` inner whitespace), ``convlab`` case and
+whitespace, ``mwzeval`` its tables (case-sensitive, as mwzeval); ``trade``, ``official`` and
 ``sgd-official`` compare the strings as written (their anchors do). ``trade`` (on
 ``data.json``) and ``trippy`` score against the gold they rebuild as their anchors do, so
 their values are tested against that gold (``Result.compared``: a TRADE-normalised
@@ -97,24 +98,22 @@ def _tests(corpus_tests: Iterable[Test]) -> list[Test]:
             ("punctuation", lambda _k, v: _punct(v))]
 
 
-def accepted_classes(profile: str, norm_rules: Iterable[str]) -> frozenset[str]:
-    """The classes the run's profile already scores as right."""
-    if profile != "strict":
-        return frozenset(PROFILE_ACCEPTS.get(profile, ()))
-    rules = set(norm_rules)
-    accepted = set()
-    if {"strip", "lower"} <= rules or {"lower", "despace"} <= rules:
-        accepted.add("case/whitespace")
-    if {"lower", "despace"} <= rules:
-        accepted.add("inner whitespace")
-    return frozenset(accepted)
+def accepted_classes(profile: str) -> frozenset[str]:
+    """The classes a compatibility profile already scores as right (``strict`` decides by
+    its normaliser: ``count(is_right=...)``)."""
+    return frozenset(PROFILE_ACCEPTS.get(profile, ()))
+
+
+RightTest = Callable[[str, str, tuple[str, ...]], bool]
+"""``(slot key, predicted value, gold variants) -> right under the run's profile``."""
 
 
 def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: frozenset[str],
-          is_unset: Callable[[str], bool],
+          is_unset: Callable[[str], bool], is_right: RightTest | None = None,
           compared: tuple[list, list] | None = None) -> Counter:
-    """Per class, the predicted values that are wrong under the profile (no accepted
-    class and no exact match) but equal a gold variant under that class's comparison.
+    """Per class, the predicted values that are wrong under the profile (not ``is_right``,
+    no accepted class, no exact match) but equal a gold variant under that class's
+    comparison.
 
     ``compared``: the per-turn gold and predicted states the profile itself compared
     (``Result.compared``), when its gold is not the loader's; else the aligned pairs."""
@@ -148,7 +147,9 @@ def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: froze
                 continue
             memo_key = (key, value, tuple(variants))
             if memo_key not in memo:
-                memo[memo_key] = None if is_unset(value) else classify(key, value, variants)
+                memo[memo_key] = (None if is_unset(value) or (
+                    is_right is not None and is_right(key, value, variants))
+                    else classify(key, value, variants))
             found = memo[memo_key]
             if found is not None:
                 last_found.append(found)

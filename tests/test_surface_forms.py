@@ -144,3 +144,42 @@ def test_turns_sharing_state_objects_count_like_copies():
                            shared[0][1]), shared[0]]
     assert count(SimpleNamespace(pairs=changed), **options) == Counter(
         {"inner whitespace": 2, "punctuation": 2})
+
+
+def test_values_right_under_the_runs_policy_are_not_counted(planted):
+    """What the run's ``--norm`` makes equal to a gold variant is right, whatever rules
+    achieve it: with ``despace`` (no case rule) ``guest house`` is right and the upper-case
+    price ranges stay wrong (case/whitespace); with ``basic+despace`` both are right. Only
+    ``strip``/``lower``/``despace`` combinations used to be recognised: ``despace`` alone
+    (RiSAWOZ's policy) and ``nfkc`` (CrossWOZ, JMultiWOZ) reported right values as wrong."""
+    gold, preds, counts, _ = planted
+    despace = evaluate(preds, gold=gold, norm="despace")
+    text = str(_warnings(despace)[0])
+    assert "inner whitespace" not in text
+    assert f"{counts['case/whitespace']} case/whitespace (--norm basic)" in text
+    both = str(_warnings(evaluate(preds, gold=gold, norm="basic+despace"))[0])
+    assert "inner whitespace" not in both and "case/whitespace" not in both
+    assert f"{counts['punctuation']} punctuation" in both
+
+
+@pytest.mark.parametrize("corpus", ["crosswoz", "jmultiwoz", "risawoz"])
+def test_cjk_samples_values_their_policy_accepts_are_not_counted(corpus):
+    """The gold samples' READMEs count their width (NFKC: CrossWOZ, JMultiWOZ) and
+    whitespace (despace: RiSAWOZ) variants as right under the default policy; the
+    diagnostic said they were scored as wrong. Each such value is right by the policy's
+    own normaliser, so no surface-form warning is due."""
+    from pathlib import Path
+
+    from dst_eval.metrics.normalization import Normalizer
+
+    from dst_eval.config import corpus_config
+
+    sample = Path(__file__).resolve().parents[1] / "gold_samples" / corpus
+    result = evaluate(sample / "predictions.json", gold=sample, split="test"
+                      if corpus != "risawoz" else None)
+    assert not _warnings(result)
+    norm = Normalizer(corpus_config(corpus).normalisation)
+    differing = [(k, v, g.state[k]) for g, p in result.turns if p is not None and p.state
+                 for k, v in p.state.items() if k in g.state and v not in g.state[k]]
+    assert differing  # the sample does hold values that differ from the gold as written
+    assert any(norm(k, v) in norm.variants(k, variants) for k, v, variants in differing)

@@ -20,6 +20,8 @@ and, for domains without entities (weather), the constraints at every turn. Per 
     rows_d(e)      e's rows satisfying C_d, or all of e's rows when none does
 
     inform_d  = offered ≠ None and (no named entity or offered = named)
+                and (mentioned(u) ≠ ∅ for some u, or a requested attribute of d other
+                     than the entity slot is answered)
                 and some row of offered satisfies C_d                       (entity domains)
     rows(u)   = ∪ rows_d(e) for e ∈ {current(u)} ∪ mentioned(u)            (entity domains)
               = query(d, constraints at u)                                   (no-entity domains)
@@ -211,12 +213,6 @@ def domain_inform_success(goal: DomainGoal, responses: Sequence[str], db: Entity
             running = last
     offered = running
 
-    inform: bool | None = None
-    if goal.entity_slot:
-        inform = offered is not None and (goal.named is None or offered == goal.named) and any(
-            db.satisfies(goal.domain, row, goal.constraints)
-            for row in db.rows(goal.domain, offered))
-
     cache: dict[int, list[Mapping[str, Cell]]] = {}
 
     def rows_at(u: int) -> list[Mapping[str, Cell]]:
@@ -232,7 +228,7 @@ def domain_inform_success(goal: DomainGoal, responses: Sequence[str], db: Entity
                             for row in _entity_rows(db, goal, entity)]
         return cache[u]
 
-    unanswered, unverifiable = [], []
+    unanswered, unverifiable, answered = [], [], []
     for attribute, first in goal.requests.items():
         turns = range(max(first, 0), len(responses))
         if attribute == goal.entity_slot:
@@ -245,6 +241,17 @@ def domain_inform_success(goal: DomainGoal, responses: Sequence[str], db: Entity
             unverifiable.append(attribute)  # the database has no value to check against
         elif not any(cell_answered(cell, responses[u]) for u, cell in filled):
             unanswered.append(attribute)
+        else:
+            answered.append(attribute)
+    inform: bool | None = None
+    if goal.entity_slot:
+        # the output names no entity of d: it informs of the named one only by answering
+        # a request about it (an output that says nothing informs of nothing)
+        said = any(mentioned) or bool(answered)
+        inform = offered is not None and said and (
+            goal.named is None or offered == goal.named) and any(
+            db.satisfies(goal.domain, row, goal.constraints)
+            for row in db.rows(goal.domain, offered))
     checked = len(goal.requests) - len(unverifiable)
     if goal.entity_slot:
         success: bool | None = bool(inform) and not unanswered

@@ -489,7 +489,7 @@ def test_risawoz_gold_ceiling_matches_independent_count(shared_dir, risawoz_gold
     assert result.counts["responses"]["success_dialogues"] == n_success
     assert result.scores["combined"] == pytest.approx(
         50 * (inform / n_inform + success / n_success) + 100, abs=1e-6)
-    assert result.signature_fields["is"] == "risawoz-is-v1"
+    assert result.signature_fields["is"] == "risawoz-is-v2"
     assert result.signature_fields["tok-segmented"].startswith("jieba-")
     assert result.groups["domain:酒店"]["inform"] == 1.0
     check_table(result)
@@ -775,6 +775,9 @@ class _ToyDatabase:
     (["", "电话111"], "A酒店", (True, True)),              # user named A
     (["推荐B酒店", "电话222"], "A酒店", (False, False)),   # named A, offered B
     (["", ""], None, (False, False)),
+    (["", ""], "A酒店", (False, False)),                  # named A, the output says nothing
+    (["好的", "好的"], "A酒店", (False, False)),           # ... nothing about any hotel
+    (["", "电话222"], "A酒店", (False, False)),           # ... only B's phone
 ])
 def test_domain_decision_by_construction(responses, named, expected):
     goal = DomainGoal("酒店", {"区域": "north"}, "名称", named, {"电话": 1})

@@ -50,7 +50,7 @@ SLOT_ALIASES: dict[tuple[str, str], str] = {("辅导班", "老师"): "教师"}
 DB_DIR_NAMES = ("RiSAWOZ-Database-and-Ontology/DB", "DB", "RiSAWOZ-Database-and-Ontology/db")
 TRUE_VALUES = frozenset({"是", "有", "true", "True"})
 FALSE_VALUES = frozenset({"否", "无", "没有", "false", "False"})
-ALGORITHM_VERSION = "risawoz-is-v1"
+ALGORITHM_VERSION = "risawoz-is-v2"
 
 _NORMALISER = Normalizer("nfkc+despace")
 _FLIGHT_CODE = re.compile(r"[A-Z0-9]{2}\d{3,4}")

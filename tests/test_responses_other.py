@@ -312,9 +312,7 @@ def independent_outcomes(raw: list, db: dict, responses: dict[str, list[str]]) -
             for last, _ in last_by_turn:
                 current.append(offered)
                 offered = last or offered
-            inform = offered is not None and named in (None, offered) and any(
-                _fits(r, cons) for r in rows if _key(domain, r[slot]) == offered)
-            ok = inform
+            ok, some_answer = True, False
             for attribute, first in reqs.items():
                 if attribute == slot:
                     ok &= any(last_by_turn[u][1] for u in range(first, len(turns)))
@@ -328,7 +326,14 @@ def independent_outcomes(raw: list, db: dict, responses: dict[str, list[str]]) -
                 filled = [(u, c) for u, c in seen if c not in (None, "", [])]
                 if seen and not filled:
                     continue
-                ok &= any(_answered(c, resp[u]) for u, c in filled)
+                answered = any(_answered(c, resp[u]) for u, c in filled)
+                some_answer |= answered
+                ok &= answered
+            # v2: an output that names no entity informs of the named one only by answering
+            said = any(hits for _, hits in last_by_turn) or some_answer
+            inform = said and offered is not None and named in (None, offered) and any(
+                _fits(r, cons) for r in rows if _key(domain, r[slot]) == offered)
+            ok &= inform
             informs.append(inform)
             successes.append(ok)
         out[record["dialogue_id"]] = (all(informs) if informs else None,
@@ -536,6 +541,12 @@ def test_risawoz_corruptions_by_construction(shared_dir, risawoz_gold, risawoz_r
     assert success < 94
     assert result.scores["inform"] == pytest.approx(inform / n_inform, abs=TOL)
     assert result.scores["success"] == pytest.approx(success / n_success, abs=TOL)
+    # 4. every response empty: an output that says nothing informs of nothing (v1 gave
+    # inform 4/95: the entities users named were counted as offered)
+    silent = score(risawoz_gold, predictions(risawoz_gold, lambda t: ""))
+    empty = {d: [""] * len(texts) for d, texts in gold_texts.items()}
+    assert rates(independent_outcomes(risawoz_raw, risawoz_db_raw, empty))[0] == 0
+    assert silent.scores["inform"] == 0.0 and silent.scores["success"] == 0.0
 
 
 def test_risawoz_bleu_variants_match_sacrebleu(risawoz_gold, risawoz_raw):

@@ -45,12 +45,17 @@ class FlexibleGoalAccuracy(Metric):
         return ratio(sums[self.columns[0]], sums["turn"])
 
 
-def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                            dialogue_ids: Sequence[str], lambdas: Iterable[float] = (
                                0.25, 0.5, 0.75, 1.0),
                            zero_division: str | float = "raise",
                            **options: Unpack[StateOptions]) -> dict[float, float]:
-    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order."""
+    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     lambdas = tuple(lambdas)
     table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids,
                             fga_lambdas=lambdas)

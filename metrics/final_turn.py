@@ -25,11 +25,15 @@ class FinalTurnJointGoalAccuracy(Metric):
         return ratio(sums["final_jga"], sums["final"])
 
 
-def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None],
                                    *, dialogue_ids: Sequence[str],
                                    zero_division: str | float = "raise",
                                    **options: Unpack[StateOptions]) -> float:
     """Share of dialogues whose last turn's predicted state equals the gold state.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     >>> gold = [{}, {"a-b": "1"}, {"a-b": "2"}]
     >>> pred = [{"a-b": "9"}, {}, {"a-b": "2"}]

@@ -38,14 +38,14 @@ States may be flat (``{"hotel-area": "north"}``) or nested by domain
 ``unpredicted`` 1 on a turn without prediction (``predicted`` mask False);
                ``unpredicted_gold`` |B_t| on such a turn, else 0
 
-A turn marked not predicted (``predicted[row]`` False: a missing dialogue or turn under
-``missing: wrong``) is wrong for every statistic with a notion of correctness, whatever
-its gold: its predicted state is empty, ``jga = f1 = ta = iaga_num = rsa_num = 0``,
-``rsa_den = 1`` (counted even when B_t = ∅), ``rsa_tstar = |B_t|`` (every gold slot a
-miss), ``fga@λ = 0`` (a new error: t_err = t), every domain of its dialogue fails
-``dom_jga``, requested slots score ``req_f1 = 0`` with every requested slot a miss, and
-its active intents are wrong, every gold change of it is a GCA miss. The next turn's
-changes are taken against an empty previous prediction.
+A turn marked not predicted (``predicted[row]`` False, or ``y_pred[row]`` None: a missing
+dialogue or turn under ``missing: wrong``) is wrong for every statistic with a notion of
+correctness, whatever its gold: its predicted state is empty,
+``jga = f1 = ta = iaga_num = rsa_num = 0``, ``rsa_den = 1`` (counted even when B_t = ∅),
+``rsa_tstar = |B_t|`` (every gold slot a miss), ``fga@λ = 0`` (a new error: t_err = t),
+every domain of its dialogue fails ``dom_jga``, requested slots score ``req_f1 = 0`` with
+every requested slot a miss, and its active intents are wrong, every gold change of it is
+a GCA miss. The next turn's changes are taken against an empty previous prediction.
 
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
@@ -138,7 +138,7 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
 
 def turn_table(
     y_true: Sequence[GoldState],
-    y_pred: Sequence[PredState],
+    y_pred: Sequence[PredState | None],
     *,
     dialogue_ids: Sequence[str] | None = None,
     fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
@@ -158,7 +158,10 @@ def turn_table(
     change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
     receives one :class:`SlotOutcome` per slot per turn. ``predicted`` (one bool per
     turn, default all True) marks the turns that have no prediction: each is wrong for
-    every statistic (module docstring); its ``y_pred`` entry is ignored. ``turn_numbers``
+    every statistic (module docstring); its ``y_pred`` entry is ignored. A ``None`` entry
+    of ``y_pred`` marks its turn not predicted too (the CLI's ``--missing wrong``; ``{}``
+    is a prediction, of the empty state); a ``None`` entry of ``y_true`` is a
+    ``ValueError`` naming the turn (a gold turn has a state). ``turn_numbers``
     (default: each turn's position in its dialogue) gives each turn's number in its
     dialogue, for FGA's error age t − t_err: with turns left out of the rows (``--missing
     skip``) the age counts the dialogue's turns, as the FGA authors' code (``int(turn)``)
@@ -168,6 +171,10 @@ def turn_table(
     if len(y_pred) != n:
         raise ValueError(f"y_true has {n} turns but y_pred has {len(y_pred)}")
     present = _predicted_mask(predicted, n)
+    not_given = [row for row, state in enumerate(y_pred) if state is None]
+    if not_given:  # None: not predicted, as a False in ``predicted``
+        present = present.copy()
+        present[not_given] = False
     absent_rows: list[int] = np.flatnonzero(~present).tolist()
     absent = set(absent_rows)
     match = value_match or _exact
@@ -205,6 +212,9 @@ def turn_table(
             domain = domain_of[key] = key.partition("-")[0]
         return domain
     for row in range(n):
+        if y_true[row] is None:
+            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
+                             "state, {} when empty)")
         raw_gold = flat_state(y_true[row])
         gold = (raw_gold if _TUPLES.issuperset(map(type, raw_gold.values())) else
                 {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()})

@@ -1,0 +1,118 @@
+"""What the public metric functions do with inputs the CLI never builds for them.
+
+* ``None`` in ``y_pred`` is a turn not predicted: every function gives the CLI's default
+  ``--missing wrong`` number for it (``{}`` stays a prediction of the empty state);
+  ``None`` in ``y_true`` is a ``ValueError`` naming the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dst_eval.metrics as M
+import numpy as np
+import pytest
+
+from dst_eval import evaluate, metric_options
+from dst_eval.corpora import load_gold
+
+ROOT = Path(__file__).resolve().parent.parent
+CROSSWOZ = ROOT / "gold_samples" / "crosswoz"
+
+
+def _dst_scores(gold: list, pred: list, ids: list[str], n_slots: int, **options
+                ) -> dict[str, float]:
+    """Every strict-profile DST number, from the metric functions."""
+    scores = {
+        "joint_goal_accuracy": M.joint_goal_accuracy(gold, pred, **options),
+        "slot_accuracy": M.slot_accuracy(gold, pred, slots=range(n_slots), **options),
+        "slot_f1_turn_macro": M.slot_f1_turn_macro(gold, pred, **options),
+        "average_goal_accuracy": M.average_goal_accuracy(gold, pred, **options),
+        "improved_average_goal_accuracy":
+            M.improved_average_goal_accuracy(gold, pred, **options),
+        "relative_slot_accuracy": M.relative_slot_accuracy(gold, pred, **options),
+        "relative_slot_accuracy_micro":
+            M.relative_slot_accuracy(gold, pred, average="micro", **options),
+        "turn_accuracy": M.turn_accuracy(gold, pred, dialogue_ids=ids, **options),
+        "final_turn_joint_goal_accuracy":
+            M.final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options),
+        "granular_change_accuracy":
+            M.granular_change_accuracy(gold, pred, dialogue_ids=ids, **options),
+    }
+    p, r, f = M.slot_precision_recall_f1(gold, pred, **options)
+    scores.update(slot_precision=p, slot_recall=r, slot_f1=f)
+    for lam, value in M.flexible_goal_accuracy(gold, pred, dialogue_ids=ids,
+                                               **options).items():
+        scores[f"flexible_goal_accuracy@{lam:g}"] = value
+    per_domain, mean = M.per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options)
+    scores["domain_joint_goal_accuracy_mean"] = mean
+    scores.update({f"domain_joint_goal_accuracy:{d}": v for d, v in per_domain.items()})
+    return scores
+
+
+def test_none_prediction_is_the_cli_missing_wrong_number():
+    """CrossWOZ sample without dialogue 9003 (whose first gold state is empty): the
+    functions given ``None`` for its turns equal ``evaluate()``'s default
+    ``--missing wrong``, and ``{}`` for them its ``--missing empty``."""
+    gold_set = load_gold(CROSSWOZ, corpus="crosswoz")
+    predictions = json.loads((CROSSWOZ / "predictions.json").read_text(encoding="utf-8"))
+    del predictions["9003"]
+    wrong = evaluate(predictions, gold=gold_set)
+    empty = evaluate(predictions, gold=gold_set, missing="empty")
+    gold, ids, as_none, as_empty = [], [], [], []
+    for dialogue in gold_set.dialogues:
+        given = predictions.get(dialogue.dialogue_id)
+        for i, turn in enumerate(dialogue.turns):
+            gold.append(dict(turn.state))
+            ids.append(dialogue.dialogue_id)
+            as_none.append(given[i]["state"] if given else None)
+            as_empty.append(given[i]["state"] if given else {})
+    assert as_none.count(None) == 4 and {} in gold[-4:]  # an empty gold state unpredicted
+    options = metric_options("crosswoz")
+    n_slots = wrong.counts["slots_in_list"]
+    for pred, result in ((as_none, wrong), (as_empty, empty)):
+        scores = _dst_scores(gold, pred, ids, n_slots, **options)
+        for name, value in scores.items():
+            assert result.scores[name] == pytest.approx(value, abs=1e-12), name
+        assert set(result.scores) - set(scores) <= {
+            "bleu", "bleu_jieba", "entity_inform_rate"}
+    # the two policies differ here, so None is not read as {}
+    assert wrong.scores["joint_goal_accuracy"] < empty.scores["joint_goal_accuracy"]
+    assert wrong.scores["slot_accuracy"] < empty.scores["slot_accuracy"]
+
+
+def test_none_prediction_by_construction():
+    gold = [{"hotel-area": "north"}, {}]
+    assert M.joint_goal_accuracy(gold, [{"hotel-area": "north"}, None]) == 0.5
+    assert M.joint_goal_accuracy(gold, [{"hotel-area": "north"}, {}]) == 1.0
+    assert M.slot_f1_turn_macro(gold, [{"hotel-area": "north"}, None]) == 0.5
+    # the unpredicted turn has all 4 slots wrong: 1 - 4 / (4 * 2)
+    assert M.slot_accuracy(gold, [{"hotel-area": "north"}, None], slots=range(4)) == 0.5
+    assert M.trade_slot_accuracy([{"hotel-area-north"}, set()], [{"hotel-area-north"}, None],
+                                 n_slots=4) == 0.5
+    # an empty-gold turn not predicted counts for RSA (T* = 0 would leave it out)
+    assert M.relative_slot_accuracy(gold, [{"hotel-area": "north"}, None]) == 0.5
+    assert M.relative_slot_accuracy(gold, [{"hotel-area": "north"}, {}]) == 1.0
+    counts = M.slot_error_counts([{"hotel-area": "north"}], [None])
+    assert counts["hotel-area"]["missing"] == 1
+
+
+def test_none_combines_with_an_explicit_predicted_mask():
+    gold = [{"a-b": ("1",)}, {"a-b": ("1",)}, {}]
+    mask = np.array([False, True, True])
+    table = M.turn_table(gold, [{"a-b": "1"}, None, {}], predicted=mask, fga_lambdas=())
+    assert table.columns["jga"].tolist() == [0.0, 0.0, 1.0]
+    assert table.columns["unpredicted"].tolist() == [1.0, 1.0, 0.0]
+    assert mask.tolist() == [False, True, True]  # the caller's mask is not changed
+
+
+@pytest.mark.parametrize("call", [
+    lambda: M.joint_goal_accuracy([{}, None], [{}, {}]),
+    lambda: M.canonical_states([{}, None], [{}, {}]),
+    lambda: M.turn_table([{}, None], [{}, {}]),
+    lambda: M.trade_slot_accuracy([set(), None], [set(), set()], n_slots=4),
+])
+def test_none_gold_state_is_an_error_naming_the_turn(call):
+    with pytest.raises(ValueError, match="y_true turn 1: the gold state is None"):
+        call()

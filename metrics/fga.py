@@ -50,7 +50,8 @@ def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredSta
                                0.25, 0.5, 0.75, 1.0),
                            zero_division: str | float = "raise",
                            **options: Unpack[StateOptions]) -> dict[float, float]:
-    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order.
+    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order
+    (a dialogue whose turns are not consecutive is a ``ValueError``).
 
     ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
     ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a

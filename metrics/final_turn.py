@@ -4,8 +4,9 @@
 
 with T_d the last user turn of dialogue d: the dialogue-level state-tracking success
 some papers report as "final" JGA. No reference implementation is cited; it is tested
-by construction. Turns of a dialogue must be consecutive and in order; with
-``missing="skip"`` the last *scored* turn is used.
+by construction. Turns of a dialogue must be consecutive and in order (a dialogue whose
+turns are not consecutive is a ``ValueError``); with ``missing="skip"`` the last *scored*
+turn is used.
 """
 
 from __future__ import annotations

@@ -126,6 +126,8 @@ def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mappi
 
 
 def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.ndarray, list[str]]:
+    """Each turn's dialogue number (0, 1, ... in first-seen order) and the dialogue ids;
+    a dialogue whose turns are not consecutive is a ``ValueError``."""
     if dialogue_ids is None:
         return np.zeros(n, dtype=np.int64), ["all"] if n else []
     if len(dialogue_ids) != n:
@@ -133,6 +135,13 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
     numbers: dict[str, int] = {}
     index = np.fromiter((numbers.setdefault(d, len(numbers)) for d in dialogue_ids),
                         dtype=np.int64, count=n)
+    back = np.flatnonzero(np.diff(index) < 0)  # numbered in first-seen order: a return
+    if len(back):
+        row = int(back[0]) + 1
+        before = int(np.flatnonzero(index[:row] == index[row])[-1])
+        raise ValueError(f"dialogue_ids: the turns of dialogue {dialogue_ids[row]!r} are not "
+                         f"consecutive (rows {before} and {row} have other dialogues between "
+                         "them); give each dialogue's turns together and in order")
     return index, list(numbers)
 
 
@@ -154,18 +163,18 @@ def turn_table(
     """Compute every per-turn statistic column in one pass.
 
     ``dialogue_ids`` gives each turn's dialogue (turns of a dialogue consecutive and in
-    order); without it all turns form one dialogue, which only matters for the
-    change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
-    receives one :class:`SlotOutcome` per slot per turn. ``predicted`` (one bool per
-    turn, default all True) marks the turns that have no prediction: each is wrong for
-    every statistic (module docstring); its ``y_pred`` entry is ignored. A ``None`` entry
-    of ``y_pred`` marks its turn not predicted too (the CLI's ``--missing wrong``; ``{}``
-    is a prediction, of the empty state); a ``None`` entry of ``y_true`` is a
-    ``ValueError`` naming the turn (a gold turn has a state). ``turn_numbers``
-    (default: each turn's position in its dialogue) gives each turn's number in its
-    dialogue, for FGA's error age t − t_err: with turns left out of the rows (``--missing
-    skip``) the age counts the dialogue's turns, as the FGA authors' code (``int(turn)``)
-    does.
+    order: a dialogue whose turns are not consecutive is a ``ValueError``); without it all
+    turns form one dialogue, which only matters for the change-based metrics (turn accuracy,
+    FGA). ``outcomes``, when a list is passed, receives one :class:`SlotOutcome` per slot
+    per turn. ``predicted`` (one bool per turn, default all True) marks the turns that have
+    no prediction: each is wrong for every statistic (module docstring); its ``y_pred``
+    entry is ignored. A ``None`` entry of ``y_pred`` marks its turn not predicted too (the
+    CLI's ``--missing wrong``; ``{}`` is a prediction, of the empty state); a ``None`` entry
+    of ``y_true`` is a ``ValueError`` naming the turn (a gold turn has a state).
+    ``turn_numbers`` (default: each turn's position in its dialogue) gives each turn's
+    number in its dialogue, for FGA's error age t − t_err: with turns left out of the rows
+    (``--missing skip``) the age counts the dialogue's turns, as the FGA authors' code
+    (``int(turn)``) does.
     """
     n = len(y_true)
     if len(y_pred) != n:

@@ -2,7 +2,9 @@
 
 * ``None`` in ``y_pred`` is a turn not predicted: every function gives the CLI's default
   ``--missing wrong`` number for it (``{}`` stays a prediction of the empty state);
-  ``None`` in ``y_true`` is a ``ValueError`` naming the turn.
+  ``None`` in ``y_true`` is a ``ValueError`` naming the turn;
+* a dialogue whose turns are not consecutive in ``dialogue_ids`` is a ``ValueError`` naming
+  the dialogue and two of its rows (a returning id used to start a new dialogue).
 """
 
 from __future__ import annotations
@@ -116,3 +118,31 @@ def test_none_combines_with_an_explicit_predicted_mask():
 def test_none_gold_state_is_an_error_naming_the_turn(call):
     with pytest.raises(ValueError, match="y_true turn 1: the gold state is None"):
         call()
+
+
+INTERLEAVED = ([{"a-b": "1"}, {}, {"a-b": "1"}], [{"a-b": "2"}, {}, {"a-b": "2"}],
+               ["d1", "d2", "d1"])
+
+
+@pytest.mark.parametrize("function", [
+    M.turn_accuracy, M.flexible_goal_accuracy, M.final_turn_joint_goal_accuracy,
+    M.granular_change_accuracy, M.per_domain_joint_goal_accuracy,
+])
+def test_dialogue_turns_not_consecutive_are_an_error(function):
+    gold, pred, ids = INTERLEAVED
+    with pytest.raises(ValueError, match=r"dialogue 'd1' are not consecutive \(rows 0 and 2"):
+        function(gold, pred, dialogue_ids=ids)
+    # grouped, the same turns are scored: d1 = two wrong turns, d2 = one right (empty) turn
+    grouped = [0, 2, 1]
+    value = function([gold[i] for i in grouped], [pred[i] for i in grouped],
+                     dialogue_ids=[ids[i] for i in grouped])
+    if function is M.final_turn_joint_goal_accuracy:
+        assert value == 0.5  # D = 2 dialogues, d2's last turn right
+
+
+def test_turn_table_names_the_first_return():
+    ids = ["a", "a", "b", "c", "b", "a"]
+    with pytest.raises(ValueError, match=r"dialogue 'b' are not consecutive \(rows 2 and 4"):
+        M.turn_table([{}] * 6, [{}] * 6, dialogue_ids=ids)
+    table = M.turn_table([{}] * 4, [{}] * 4, dialogue_ids=["a", "a", "b", "c"])
+    assert table.dialogue_index.tolist() == [0, 0, 1, 2]

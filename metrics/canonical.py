@@ -155,7 +155,12 @@ def canonical_states(
         gold: dict[str, tuple[str, ...]] = {}
         for key, value in flat_state(state).items():
             key = spell(_check_str(key, row, key, "gold"))
-            variants = (value,) if isinstance(value, str) else tuple(value)
+            if isinstance(value, str):
+                variants: tuple = (value,)
+            elif isinstance(value, Iterable) and not isinstance(value, Mapping):
+                variants = tuple(value)  # acceptable variants, each checked below
+            else:  # 5, None, a mapping: neither a value nor a list of variants
+                variants = (_check_str(value, row, key, "gold"),)
             kept = [v for v in variants if not is_unset(_check_str(v, row, key, "gold"))]
             if kept and key not in gold:
                 gold[key] = norm_fn.variants(key, kept)

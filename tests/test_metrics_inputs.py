@@ -4,7 +4,9 @@
   ``--missing wrong`` number for it (``{}`` stays a prediction of the empty state);
   ``None`` in ``y_true`` is a ``ValueError`` naming the turn;
 * a dialogue whose turns are not consecutive in ``dialogue_ids`` is a ``ValueError`` naming
-  the dialogue and two of its rows (a returning id used to start a new dialogue).
+  the dialogue and two of its rows (a returning id used to start a new dialogue);
+* a gold value that is not a string (nor a list of strings) is the ``TypeError`` naming
+  its turn and slot that :mod:`dst_eval.metrics.canonical` documents.
 """
 
 from __future__ import annotations
@@ -146,3 +148,14 @@ def test_turn_table_names_the_first_return():
         M.turn_table([{}] * 6, [{}] * 6, dialogue_ids=ids)
     table = M.turn_table([{}] * 4, [{}] * 4, dialogue_ids=["a", "a", "b", "c"])
     assert table.dialogue_index.tolist() == [0, 0, 1, 2]
+
+
+@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (None, "None"), (["4", None], "None")])
+def test_non_string_gold_value_names_turn_and_slot(value, shown):
+    gold = [{"hotel-area": "north"}, {"hotel-area": "north", "Hotel-Stars": value}]
+    pred = [{"hotel-area": "north"}, {"hotel-area": "north"}]
+    message = f"gold turn 1, slot 'hotel-stars': value {shown} is not a string"
+    with pytest.raises(TypeError, match=message):
+        M.joint_goal_accuracy(gold, pred)
+    with pytest.raises(TypeError, match="gold turn 1, slot 'hotel-stars'"):
+        M.flexible_goal_accuracy(gold, pred, dialogue_ids=["d", "d"])

@@ -19,7 +19,7 @@ Columns (all numpy arrays, one entry per turn):
 ``rsa_num``    correct/T* if T* > 0 else 0, T* = correct+wrong+missing+extra (distinct
                slots in B_t ∪ P_t);  ``rsa_den`` 1[T* > 0];  ``rsa_tstar`` T*
 ``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t], deletions included (ConvLab-3)
-``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ, Dey et al.'s
+``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ in (0, 1], Dey et al.'s
                change test (additions and value changes only; see
                :mod:`~dst_eval.metrics.fga`)
 ``iaga_num``   |B_t ∩ P_t| / |B_t ∪ P_t| over (slot, value) items if |B_t| > 0 else 0
@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Real
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
@@ -188,7 +189,7 @@ def turn_table(
     absent = set(absent_rows)
     match = value_match or _exact
     exact = value_match is None  # the default match, inline in the slot loop
-    lambdas = tuple(float(x) for x in fga_lambdas)
+    lambdas = check_lambdas(fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
     numbers = list(turn_numbers) if turn_numbers is not None else None
     if numbers is not None and len(numbers) != n:
@@ -337,6 +338,15 @@ def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np
 
 def fga_column(lam: float) -> str:
     return f"fga@{lam:g}"
+
+
+def check_lambdas(lambdas: Iterable[float], name: str = "fga_lambdas") -> tuple[float, ...]:
+    """``lambdas`` as floats; each must be a number in (0, 1] (NaN, λ ≤ 0 and λ > 1 are a
+    ``ValueError`` worded as :class:`dst_eval.options.EvalOptions` words it)."""
+    given = tuple(lambdas)
+    if not all(isinstance(x, Real) and not isinstance(x, bool) and 0 < x <= 1 for x in given):
+        raise ValueError(f"{name} {given!r}: must be numbers in (0, 1]")
+    return tuple(float(x) for x in given)
 
 
 def _requested_columns(requested_true: Sequence[Iterable[str]],

@@ -6,12 +6,15 @@
 * a dialogue whose turns are not consecutive in ``dialogue_ids`` is a ``ValueError`` naming
   the dialogue and two of its rows (a returning id used to start a new dialogue);
 * a gold value that is not a string (nor a list of strings) is the ``TypeError`` naming
-  its turn and slot that :mod:`dst_eval.metrics.canonical` documents.
+  its turn and slot that :mod:`dst_eval.metrics.canonical` documents;
+* an FGA λ must be a number in (0, 1], as ``EvalOptions.fga_lambdas``: NaN, λ > 1 and
+  λ <= 0 are a ``ValueError`` worded as its check.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import dst_eval.metrics as M
@@ -159,3 +162,31 @@ def test_non_string_gold_value_names_turn_and_slot(value, shown):
         M.joint_goal_accuracy(gold, pred)
     with pytest.raises(TypeError, match="gold turn 1, slot 'hotel-stars'"):
         M.flexible_goal_accuracy(gold, pred, dialogue_ids=["d", "d"])
+
+
+@pytest.mark.parametrize("lam", [float("nan"), 5, 1.5, 0, -0.5, float("inf"), True, "0.5"])
+def test_fga_lambda_outside_zero_one_is_an_error(lam):
+    from dst_eval.errors import UsageError
+    from dst_eval.options import EvalOptions
+
+    gold, pred = [{"a-b": "1"}, {"a-b": "1"}], [{"a-b": "2"}, {"a-b": "2"}]
+    with pytest.raises(UsageError, match=r"must be numbers in \(0, 1\]"):
+        EvalOptions(fga_lambdas=(lam,))  # the rule the metric functions now share
+    for call in (
+        lambda: M.flexible_goal_accuracy(gold, pred, dialogue_ids=["d", "d"], lambdas=[lam],
+                                         zero_division=0.0),
+        lambda: M.turn_table(gold, pred, fga_lambdas=[lam]),
+        lambda: M.FlexibleGoalAccuracy(lam),
+        lambda: M.dst_metrics(fga_lambdas=[lam]),
+    ):
+        with pytest.raises(ValueError, match=r"must be (numbers|a number) in \(0, 1\]"):
+            call()
+
+
+def test_fga_lambda_in_zero_one_by_construction():
+    """d: turn 0 a new error, turn 1 inherits it (right change): f_1 = 1 - exp(-λ)."""
+    gold = [{"a-b": "1"}, {"a-b": "1", "c-d": "2"}]
+    pred = [{"a-b": "9"}, {"a-b": "9", "c-d": "2"}]
+    out = M.flexible_goal_accuracy(gold, pred, dialogue_ids=["d", "d"], lambdas=[1, 0.5])
+    assert out == {1: pytest.approx((1 - math.exp(-1)) / 2),
+                   0.5: pytest.approx((1 - math.exp(-0.5)) / 2)}

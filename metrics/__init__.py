@@ -6,13 +6,15 @@ Installed as ``dst_eval.metrics``::
     joint_goal_accuracy([{"hotel-area": ["centre", "center"]}], [{"hotel-area": "centre"}])
 
 Gold states map ``"domain-slot"`` to a value or a list of acceptable variants;
-predicted states map ``"domain-slot"`` to one value. The DST metric functions compare
-states as the CLI's ``strict`` profile does (keyword options ``norm="basic-v1"`` --
-``"exact"`` for exact comparison --, ``keys``, ``aliases``, ``unset``, ...:
-:mod:`~dst_eval.metrics.canonical`; the defaults are MultiWOZ's rules). With a corpus's
-options, ``**dst_eval.metric_options(corpus)`` (its key spellings, aliases and unset
-words), they give the CLI's number on the same data. Undefined values (no turns) raise
-:class:`UndefinedMetric` unless ``zero_division=`` gives the value; never a silent nan.
+predicted states map ``"domain-slot"`` to one value, and a ``None`` predicted state is a
+turn not predicted (scored wrong, as the CLI's ``--missing wrong`` does). The DST metric
+functions compare states as the CLI's ``strict`` profile does (keyword options
+``norm="basic-v1"`` -- ``"exact"`` for exact comparison --, ``keys``, ``aliases``,
+``unset``, ...: :mod:`~dst_eval.metrics.canonical`; the defaults are MultiWOZ's rules).
+With a corpus's options, ``**dst_eval.metric_options(corpus)`` (its key spellings,
+aliases and unset words), they give the CLI's number on the same data. Undefined values
+(no turns) raise :class:`UndefinedMetric` unless ``zero_division=`` gives the value; never
+a silent nan.
 Every metric is also a :class:`~dst_eval.metrics.base.Metric` defined on sums of per-turn
 statistics
 (:func:`~dst_eval.metrics.state_compare.turn_table`), which is what breakdowns and

@@ -24,10 +24,14 @@ class AverageGoalAccuracy(Metric):
         return ratio(sums["aga_num"], sums["aga_den"])
 
 
-def average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                           zero_division: str | float = "raise",
                           **options: Unpack[StateOptions]) -> float:
     """Mean over turns with a non-empty gold state of the share of gold slots predicted right.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     Undefined when no gold state is non-empty (``zero_division``); options as
     :func:`~dst_eval.metrics.jga.joint_goal_accuracy`."""

@@ -35,6 +35,12 @@ States may be flat (``{"hotel-area": "north"}``) or nested (``{"hotel": {"area":
 "north"}}``); a gold value is a string or a sequence of acceptable variants. A slot
 spelled twice (after key spelling) takes its first value that is set. A value that is
 not a string is a ``TypeError`` naming its turn and slot.
+
+``None`` in ``y_pred`` means the turn was not predicted: it is scored wrong for every
+statistic, whatever its gold, as the CLI's default ``--missing wrong`` scores a missing
+turn (:func:`~dst_eval.metrics.state_compare.turn_table`); ``{}`` is a prediction of the
+empty state (the CLI's ``--missing empty``). ``None`` in ``y_true`` is a ``ValueError``
+naming the turn: a gold turn has a state (``{}`` when empty).
 """
 
 from __future__ import annotations
@@ -125,29 +131,41 @@ def canonical_states(
     norm: str = DEFAULT_NORM, keys: str = "lower", aliases: Mapping[str, str] | None = None,
     unset: str = DEFAULT_UNSET, unset_words: Iterable[str] = DEFAULT_UNSET_WORDS,
     multi_value_slots: Iterable[str] = (),
-) -> tuple[list[dict[str, tuple[str, ...]]], list[dict[str, str]]]:
+) -> tuple[list[dict[str, tuple[str, ...]]], list[dict[str, str] | None]]:
     """Gold states as ``{key: (variant, ...)}`` and predicted states as ``{key: value}``,
     keys spelled, unset values dropped (rule applied to the value as given) and values
-    normalised, as the strict profile does (module docstring)."""
+    normalised, as the strict profile does (module docstring). A ``None`` predicted state
+    (turn not predicted) stays ``None``; a ``None`` gold state is a ``ValueError``."""
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
     norm_fn = normalizer(norm, frozenset(multi_value_slots))
     spell = _key_speller(keys, aliases)
     is_unset = Unset(unset, unset_words).test
     gold_out: list[dict[str, tuple[str, ...]]] = []
-    pred_out: list[dict[str, str]] = []
+    pred_out: list[dict[str, str] | None] = []
     for row, state in enumerate(y_true):
+        if state is None:
+            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
+                             "state, {} when empty)")
         gold: dict[str, tuple[str, ...]] = {}
-        for key, value in flat_state(state or {}).items():
+        for key, value in flat_state(state).items():
             key = spell(_check_str(key, row, key, "gold"))
-            variants = (value,) if isinstance(value, str) else tuple(value)
+            if isinstance(value, str):
+                variants: tuple = (value,)
+            elif isinstance(value, Iterable) and not isinstance(value, Mapping):
+                variants = tuple(value)  # acceptable variants, each checked below
+            else:  # 5, None, a mapping: neither a value nor a list of variants
+                variants = (_check_str(value, row, key, "gold"),)
             kept = [v for v in variants if not is_unset(_check_str(v, row, key, "gold"))]
             if kept and key not in gold:
                 gold[key] = norm_fn.variants(key, kept)
         gold_out.append(gold)
     for row, state in enumerate(y_pred):
+        if state is None:
+            pred_out.append(None)
+            continue
         pred: dict[str, str] = {}
-        for key, value in flat_state(state or {}).items():
+        for key, value in flat_state(state).items():
             key = spell(_check_str(key, row, key, "predicted"))
             if key not in pred and not is_unset(_check_str(value, row, key, "predicted")):
                 pred[key] = norm_fn(key, value)

@@ -82,12 +82,16 @@ def domain_metrics(table: TurnTable) -> list[Metric]:
     return [*(DomainJointGoalAccuracy(d) for d in domains), MeanDomainJointGoalAccuracy(domains)]
 
 
-def per_domain_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+def per_domain_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None],
                                    *, dialogue_ids: Sequence[str],
                                    zero_division: str | float = "raise",
                                    **options: Unpack[StateOptions]
                                    ) -> tuple[dict[str, float], float]:
     """``({domain: JGA_d}, mean over domains)``; turns of a dialogue consecutive and in order.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     Domains are those of the (spelled) gold keys. No domain at all (no turns, or no gold
     slot anywhere): :class:`UndefinedMetric`, or ``({}, zero_division)``.

@@ -51,11 +51,15 @@ def frequent_wrong_values(outcomes: Iterable[SlotOutcome], *, top: int = 20
     return [(s, g, p, c) for (s, g, p), c in confusions.most_common(top)]
 
 
-def slot_error_counts(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def slot_error_counts(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                       by: str = "slot", **options: Unpack[StateOptions]
                       ) -> dict[str, dict[str, float]]:
     """Per-slot (``by="slot"``) or per-domain (``by="domain"``) outcome counts (counts, so
-    no input gives ``{}``; options as :func:`~dst_eval.metrics.jga.joint_goal_accuracy`)."""
+    no input gives ``{}``; options as :func:`~dst_eval.metrics.jga.joint_goal_accuracy`).
+
+    ``None`` in ``y_pred``: a turn not predicted, every gold slot of it missing (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``."""
     if by not in ("slot", "domain"):
         raise ValueError("by must be 'slot' or 'domain'")
     outcomes: list[SlotOutcome] = []

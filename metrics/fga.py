@@ -30,14 +30,12 @@ from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
 from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
-from dst_eval.metrics.state_compare import fga_column
+from dst_eval.metrics.state_compare import check_lambdas, fga_column
 
 
 class FlexibleGoalAccuracy(Metric):
     def __init__(self, lam: float) -> None:
-        if lam <= 0:
-            raise ValueError("FGA needs λ > 0")
-        self.lam = float(lam)
+        (self.lam,) = check_lambdas((lam,), "lambda")
         self.name = f"flexible_goal_accuracy@{self.lam:g}"
         self.columns = (fga_column(self.lam), "turn")
 
@@ -45,13 +43,21 @@ class FlexibleGoalAccuracy(Metric):
         return ratio(sums[self.columns[0]], sums["turn"])
 
 
-def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def flexible_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                            dialogue_ids: Sequence[str], lambdas: Iterable[float] = (
                                0.25, 0.5, 0.75, 1.0),
                            zero_division: str | float = "raise",
                            **options: Unpack[StateOptions]) -> dict[float, float]:
-    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order."""
+    """FGA for each λ in ``lambdas``; turns of a dialogue must be consecutive and in order
+    (a dialogue whose turns are not consecutive is a ``ValueError``). Each λ is a number in
+    (0, 1], as ``evaluate()``'s ``fga_lambdas``: NaN, λ ≤ 0 or λ > 1 is a ``ValueError``.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     lambdas = tuple(lambdas)
+    check_lambdas(lambdas, "lambdas")
     table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids,
                             fga_lambdas=lambdas)
     return {lam: metric_value(FlexibleGoalAccuracy(lam), table, zero_division)

@@ -4,8 +4,9 @@
 
 with T_d the last user turn of dialogue d: the dialogue-level state-tracking success
 some papers report as "final" JGA. No reference implementation is cited; it is tested
-by construction. Turns of a dialogue must be consecutive and in order; with
-``missing="skip"`` the last *scored* turn is used.
+by construction. Turns of a dialogue must be consecutive and in order (a dialogue whose
+turns are not consecutive is a ``ValueError``); with ``missing="skip"`` the last *scored*
+turn is used.
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ class FinalTurnJointGoalAccuracy(Metric):
         return ratio(sums["final_jga"], sums["final"])
 
 
-def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+def final_turn_joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None],
                                    *, dialogue_ids: Sequence[str],
                                    zero_division: str | float = "raise",
                                    **options: Unpack[StateOptions]) -> float:
     """Share of dialogues whose last turn's predicted state equals the gold state.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     >>> gold = [{}, {"a-b": "1"}, {"a-b": "2"}]
     >>> pred = [{"a-b": "9"}, {}, {"a-b": "2"}]

@@ -100,6 +100,10 @@ def granular_change_accuracy(y_true, y_pred, *, dialogue_ids, co_deletion: str =
                              **options: Unpack[StateOptions]) -> float:
     """GCA of consecutive, ordered turns grouped by ``dialogue_ids``.
 
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+
     >>> granular_change_accuracy([{"hotel-area": "north"}], [{"hotel-area": "north"}],
     ...                          dialogue_ids=["d"])
     1.0

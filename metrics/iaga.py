@@ -31,11 +31,15 @@ class ImprovedAverageGoalAccuracy(Metric):
         return ratio(sums["iaga_num"], sums["aga_den"])
 
 
-def improved_average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState],
+def improved_average_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None],
                                    *, zero_division: str | float = "raise",
                                       **options: Unpack[StateOptions]
                                    ) -> float:
     """Mean over turns with a gold slot of |B ∩ P| / |B ∪ P| ((slot, value) items).
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     >>> improved_average_goal_accuracy([{"hotel-area": "north", "hotel-stars": "4"}],
     ...                                [{"hotel-area": "north", "hotel-stars": "3"}])

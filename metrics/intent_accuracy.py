@@ -28,7 +28,10 @@ def active_intent_accuracy(y_true: Sequence[Mapping[str, str]],
                            zero_division: str | float = "raise") -> float:
     """Share of turns (with a gold intent) whose every service's intent is predicted right.
 
-    No turn with a gold intent: :class:`UndefinedMetric`, or ``zero_division``."""
+    No turn with a gold intent: :class:`UndefinedMetric`, or ``zero_division``.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong when it has a gold intent (the
+    CLI's ``--missing wrong``)."""
     from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
 
     check_zero_division(zero_division)

@@ -25,10 +25,14 @@ class JointGoalAccuracy(Metric):
         return ratio(sums["jga"], sums["turn"])
 
 
-def joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def joint_goal_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                         zero_division: str | float = "raise",
                         **options: Unpack[StateOptions]) -> float:
     """Share of turns whose predicted state equals the gold state (any gold variant matches).
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     Options (``norm="basic-v1"``, ``keys="lower"``, ...; :mod:`~dst_eval.metrics.canonical`)
     default to the CLI's strict profile; no turns raise :class:`UndefinedMetric` unless

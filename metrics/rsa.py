@@ -71,10 +71,15 @@ class RelativeSlotAccuracy(Metric):
         return ratio(np.asarray(sums["rsa_num"]) + bonus, sums["turn"])
 
 
-def relative_slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def relative_slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                            empty_turns: str = "exclude", average: str = "macro",
                            zero_division: str | float = "raise",
                            **options: Unpack[StateOptions]) -> float:
-    """Relative slot accuracy with the stated empty-turn convention and averaging."""
+    """Relative slot accuracy with the stated empty-turn convention and averaging.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     metric = RelativeSlotAccuracy(empty_turns=empty_turns, average=average)
     return metric_value(metric, canonical_table(y_true, y_pred, options), zero_division)

@@ -38,9 +38,14 @@ class SlotAccuracy(Metric):
         return 1.0 - ratio(errors, np.asarray(sums["turn"]) * self.n_slots)
 
 
-def slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def slot_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                   slots: Sequence[str], zero_division: str | float = "raise",
                                         **options: Unpack[StateOptions]) -> float:
-    """TRADE slot accuracy over the corpus slot list ``slots`` (only its length matters)."""
+    """TRADE slot accuracy over the corpus slot list ``slots`` (only its length matters).
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     table = canonical_table(y_true, y_pred, options)
     return metric_value(SlotAccuracy(len(slots)), table, zero_division)

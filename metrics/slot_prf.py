@@ -79,10 +79,14 @@ class SlotF1PerTurnMacro(Metric):
         return ratio(sums["f1"], sums["turn"])
 
 
-def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                              zero_division: str | float = "raise", **options: Unpack[StateOptions]
                              ) -> tuple[float, float, float]:
     """Micro slot precision, recall and F1 over all turns.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     No turns: :class:`UndefinedMetric`, or ``zero_division`` for all three."""
     table = canonical_table(y_true, y_pred, options)
@@ -93,17 +97,26 @@ def slot_precision_recall_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredS
     return tuple(float(x) for x in _micro(sums))  # type: ignore[return-value]
 
 
-def slot_f1_turn_macro(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def slot_f1_turn_macro(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                        zero_division: str | float = "raise",
                        **options: Unpack[StateOptions]) -> float:
-    """Mean over turns of the per-turn slot F1 (1 when both states are empty)."""
+    """Mean over turns of the per-turn slot F1 (1 when both states are empty).
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     table = canonical_table(y_true, y_pred, options)
     return metric_value(SlotF1PerTurnMacro(), table, zero_division)
 
 
-def slot_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def slot_f1(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
             zero_division: str | float = "raise", **options: Unpack[StateOptions]) -> float:
     """Micro slot F1 over all turns (the third value of :func:`slot_precision_recall_f1`).
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
 
     >>> slot_f1([{"hotel-area": "north", "hotel-stars": "4"}], [{"hotel-area": "north"}])
     0.6666666666666666

@@ -19,7 +19,7 @@ Columns (all numpy arrays, one entry per turn):
 ``rsa_num``    correct/T* if T* > 0 else 0, T* = correct+wrong+missing+extra (distinct
                slots in B_t ∪ P_t);  ``rsa_den`` 1[T* > 0];  ``rsa_tstar`` T*
 ``ta``         turn accuracy 1[U_t ⊆ B_t ∧ T_t ⊆ P_t], deletions included (ConvLab-3)
-``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ, Dey et al.'s
+``fga@λ``      flexible goal accuracy term f_t(λ) for each requested λ in (0, 1], Dey et al.'s
                change test (additions and value changes only; see
                :mod:`~dst_eval.metrics.fga`)
 ``iaga_num``   |B_t ∩ P_t| / |B_t ∪ P_t| over (slot, value) items if |B_t| > 0 else 0
@@ -38,14 +38,14 @@ States may be flat (``{"hotel-area": "north"}``) or nested by domain
 ``unpredicted`` 1 on a turn without prediction (``predicted`` mask False);
                ``unpredicted_gold`` |B_t| on such a turn, else 0
 
-A turn marked not predicted (``predicted[row]`` False: a missing dialogue or turn under
-``missing: wrong``) is wrong for every statistic with a notion of correctness, whatever
-its gold: its predicted state is empty, ``jga = f1 = ta = iaga_num = rsa_num = 0``,
-``rsa_den = 1`` (counted even when B_t = ∅), ``rsa_tstar = |B_t|`` (every gold slot a
-miss), ``fga@λ = 0`` (a new error: t_err = t), every domain of its dialogue fails
-``dom_jga``, requested slots score ``req_f1 = 0`` with every requested slot a miss, and
-its active intents are wrong, every gold change of it is a GCA miss. The next turn's
-changes are taken against an empty previous prediction.
+A turn marked not predicted (``predicted[row]`` False, or ``y_pred[row]`` None: a missing
+dialogue or turn under ``missing: wrong``) is wrong for every statistic with a notion of
+correctness, whatever its gold: its predicted state is empty,
+``jga = f1 = ta = iaga_num = rsa_num = 0``, ``rsa_den = 1`` (counted even when B_t = ∅),
+``rsa_tstar = |B_t|`` (every gold slot a miss), ``fga@λ = 0`` (a new error: t_err = t),
+every domain of its dialogue fails ``dom_jga``, requested slots score ``req_f1 = 0`` with
+every requested slot a miss, and its active intents are wrong, every gold change of it is
+a GCA miss. The next turn's changes are taken against an empty previous prediction.
 
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Real
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
@@ -126,6 +127,8 @@ def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mappi
 
 
 def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.ndarray, list[str]]:
+    """Each turn's dialogue number (0, 1, ... in first-seen order) and the dialogue ids;
+    a dialogue whose turns are not consecutive is a ``ValueError``."""
     if dialogue_ids is None:
         return np.zeros(n, dtype=np.int64), ["all"] if n else []
     if len(dialogue_ids) != n:
@@ -133,12 +136,19 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
     numbers: dict[str, int] = {}
     index = np.fromiter((numbers.setdefault(d, len(numbers)) for d in dialogue_ids),
                         dtype=np.int64, count=n)
+    back = np.flatnonzero(np.diff(index) < 0)  # numbered in first-seen order: a return
+    if len(back):
+        row = int(back[0]) + 1
+        before = int(np.flatnonzero(index[:row] == index[row])[-1])
+        raise ValueError(f"dialogue_ids: the turns of dialogue {dialogue_ids[row]!r} are not "
+                         f"consecutive (rows {before} and {row} have other dialogues between "
+                         "them); give each dialogue's turns together and in order")
     return index, list(numbers)
 
 
 def turn_table(
     y_true: Sequence[GoldState],
-    y_pred: Sequence[PredState],
+    y_pred: Sequence[PredState | None],
     *,
     dialogue_ids: Sequence[str] | None = None,
     fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
@@ -154,25 +164,32 @@ def turn_table(
     """Compute every per-turn statistic column in one pass.
 
     ``dialogue_ids`` gives each turn's dialogue (turns of a dialogue consecutive and in
-    order); without it all turns form one dialogue, which only matters for the
-    change-based metrics (turn accuracy, FGA). ``outcomes``, when a list is passed,
-    receives one :class:`SlotOutcome` per slot per turn. ``predicted`` (one bool per
-    turn, default all True) marks the turns that have no prediction: each is wrong for
-    every statistic (module docstring); its ``y_pred`` entry is ignored. ``turn_numbers``
-    (default: each turn's position in its dialogue) gives each turn's number in its
-    dialogue, for FGA's error age t − t_err: with turns left out of the rows (``--missing
-    skip``) the age counts the dialogue's turns, as the FGA authors' code (``int(turn)``)
-    does.
+    order: a dialogue whose turns are not consecutive is a ``ValueError``); without it all
+    turns form one dialogue, which only matters for the change-based metrics (turn accuracy,
+    FGA). ``outcomes``, when a list is passed, receives one :class:`SlotOutcome` per slot
+    per turn. ``predicted`` (one bool per turn, default all True) marks the turns that have
+    no prediction: each is wrong for every statistic (module docstring); its ``y_pred``
+    entry is ignored. A ``None`` entry of ``y_pred`` marks its turn not predicted too (the
+    CLI's ``--missing wrong``; ``{}`` is a prediction, of the empty state); a ``None`` entry
+    of ``y_true`` is a ``ValueError`` naming the turn (a gold turn has a state).
+    ``turn_numbers`` (default: each turn's position in its dialogue) gives each turn's
+    number in its dialogue, for FGA's error age t − t_err: with turns left out of the rows
+    (``--missing skip``) the age counts the dialogue's turns, as the FGA authors' code
+    (``int(turn)``) does.
     """
     n = len(y_true)
     if len(y_pred) != n:
         raise ValueError(f"y_true has {n} turns but y_pred has {len(y_pred)}")
     present = _predicted_mask(predicted, n)
+    not_given = [row for row, state in enumerate(y_pred) if state is None]
+    if not_given:  # None: not predicted, as a False in ``predicted``
+        present = present.copy()
+        present[not_given] = False
     absent_rows: list[int] = np.flatnonzero(~present).tolist()
     absent = set(absent_rows)
     match = value_match or _exact
     exact = value_match is None  # the default match, inline in the slot loop
-    lambdas = tuple(float(x) for x in fga_lambdas)
+    lambdas = check_lambdas(fga_lambdas)
     index, names = _dialogue_numbers(dialogue_ids, n)
     numbers = list(turn_numbers) if turn_numbers is not None else None
     if numbers is not None and len(numbers) != n:
@@ -205,6 +222,9 @@ def turn_table(
             domain = domain_of[key] = key.partition("-")[0]
         return domain
     for row in range(n):
+        if y_true[row] is None:
+            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
+                             "state, {} when empty)")
         raw_gold = flat_state(y_true[row])
         gold = (raw_gold if _TUPLES.issuperset(map(type, raw_gold.values())) else
                 {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()})
@@ -318,6 +338,15 @@ def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np
 
 def fga_column(lam: float) -> str:
     return f"fga@{lam:g}"
+
+
+def check_lambdas(lambdas: Iterable[float], name: str = "fga_lambdas") -> tuple[float, ...]:
+    """``lambdas`` as floats; each must be a number in (0, 1] (NaN, λ ≤ 0 and λ > 1 are a
+    ``ValueError`` worded as :class:`dst_eval.options.EvalOptions` words it)."""
+    given = tuple(lambdas)
+    if not all(isinstance(x, Real) and not isinstance(x, bool) and 0 < x <= 1 for x in given):
+        raise ValueError(f"{name} {given!r}: must be numbers in (0, 1]")
+    return tuple(float(x) for x in given)
 
 
 def _requested_columns(requested_true: Sequence[Iterable[str]],

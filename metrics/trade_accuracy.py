@@ -30,13 +30,17 @@ from dst_eval.metrics.base import Metric, ratio
 
 
 def trade_slot_errors(y_true: Sequence[Collection[str]],
-                      y_pred: Sequence[Collection[str]]) -> np.ndarray:
-    """Per-turn TRADE error count |M_t| + |W_t| from ``domain-slot-value`` string sets."""
+                      y_pred: Sequence[Collection[str] | None]) -> np.ndarray:
+    """Per-turn TRADE error count |M_t| + |W_t| from ``domain-slot-value`` string sets
+    (a ``None`` prediction counted as the empty set here)."""
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
     errors = np.zeros(len(y_true))
     for row, (gold_items, pred_items) in enumerate(zip(y_true, y_pred, strict=True)):
-        gold, pred = set(gold_items), set(pred_items)
+        if gold_items is None:
+            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
+                             "state, an empty set when empty)")
+        gold, pred = set(gold_items), set(pred_items or ())
         missed = gold - pred
         missed_slots = {g.rsplit("-", 1)[0] for g in missed}
         wrong = sum(1 for p in pred - gold if p.rsplit("-", 1)[0] not in missed_slots)
@@ -59,9 +63,14 @@ class TradeSlotAccuracy(Metric):
         return 1.0 - ratio(sums["trade_errors"], np.asarray(sums["turn"]) * self.n_slots)
 
 
-def trade_slot_accuracy(y_true: Sequence[Collection[str]], y_pred: Sequence[Collection[str]],
+def trade_slot_accuracy(y_true: Sequence[Collection[str]],
+                        y_pred: Sequence[Collection[str] | None],
                         *, n_slots: int, zero_division: str | float = "raise") -> float:
     """Mean over turns of TRADE's ``compute_acc`` for string-set states.
+
+    ``None`` in ``y_pred``: a turn not predicted, all ``n_slots`` slots wrong whatever its
+    gold (the CLI's ``--missing wrong``; an empty set predicts the empty state); ``None``
+    in ``y_true``: a ``ValueError``.
 
     >>> trade_slot_accuracy([{"餐馆-人均消费-50-100元"}], [{"餐馆-人均消费-100-150元"}], n_slots=26)
     0.9230769230769231
@@ -73,4 +82,5 @@ def trade_slot_accuracy(y_true: Sequence[Collection[str]], y_pred: Sequence[Coll
         return resolve_zero_division(float("nan"), metric=TradeSlotAccuracy.name,
                                      zero_division=zero_division, reason="no turns")
     errors = trade_slot_errors(y_true, y_pred)
+    errors[[row for row, items in enumerate(y_pred) if items is None]] = n_slots
     return float(1.0 - errors.sum() / (n_slots * len(errors)))

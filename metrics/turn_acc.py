@@ -27,9 +27,14 @@ class TurnAccuracy(Metric):
         return ratio(sums["ta"], sums["turn"])
 
 
-def turn_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState], *,
+def turn_accuracy(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None], *,
                   dialogue_ids: Sequence[str], zero_division: str | float = "raise",
                                                **options: Unpack[StateOptions]) -> float:
-    """Share of turns whose state change (additions, changes, deletions) is exactly right."""
+    """Share of turns whose state change (additions, changes, deletions) is exactly right.
+
+    ``None`` in ``y_pred``: a turn not predicted, wrong whatever its gold (the CLI's
+    ``--missing wrong``; ``{}`` predicts the empty state); ``None`` in ``y_true``: a
+    ``ValueError``.
+    """
     table = canonical_table(y_true, y_pred, options, dialogue_ids=dialogue_ids)
     return metric_value(TurnAccuracy(), table, zero_division)

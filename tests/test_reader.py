@@ -337,6 +337,44 @@ def test_predictions_from_object():
         predictions_from_object([1], source="api")
 
 
+MWZ22_SAMPLE = Path(__file__).resolve().parent.parent / "gold_samples" / "multiwoz22"
+
+
+def _in_memory_with(change) -> dict:
+    doc = json.loads((MWZ22_SAMPLE / "predictions.json").read_text(encoding="utf-8"))
+    change(doc)
+    return doc
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["demo0001"][1]["state"]["restaurant"].update({5: "x"}),
+     "<memory>, dialogue demo0001, turn 1: state key 'restaurant': 5: a domain or slot name "
+     "must be a string, found a number"),
+    (lambda d: d["demo0002"][0]["state"].update({7: {"area": "x"}}),
+     "<memory>, dialogue demo0002, turn 0: state key 7: 'area': a domain or slot name must "
+     "be a string, found a number"),
+    (lambda d: d["demo0001"][0].update(state={None: "x"}),
+     "<memory>, dialogue demo0001, turn 0: state key None: a slot key must be a string, "
+     "found null"),
+    (lambda d: d["demo0003"][2].update(active_intents={3: "find"}),
+     "<memory>, dialogue demo0003, turn 2: active_intents key 3: a domain name must be a "
+     "string, found a number"),
+    (lambda d: d.update({1234: d.pop("demo0001")}),
+     "<memory>, dialogue 1234: a dialogue id must be a string, found a number"),
+])
+def test_in_memory_keys_that_are_not_strings_are_prediction_errors(change, message):
+    """JSON object keys are strings; Python mappings given to ``evaluate()`` may hold others:
+    a one-line PredictionError (exit 3) naming <memory>, the dialogue and the turn."""
+    from dst_eval import evaluate
+
+    with pytest.raises(PredictionError) as info:
+        evaluate(_in_memory_with(change), gold=MWZ22_SAMPLE)
+    assert str(info.value) == message and info.value.exit_code == 3
+    records = [{"dialogue_id": "demo0001", "turn_index": 0, "state": {"hotel": {5: "x"}}}]
+    with pytest.raises(PredictionError, match="turn 0: state key 'hotel': 5: a domain"):
+        predictions_from_object(records)
+
+
 # --------------------------------------------------------------------------- SGD frames
 
 

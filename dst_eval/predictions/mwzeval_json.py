@@ -91,6 +91,9 @@ def read_mwzeval(obj: Any, data: bytes | None, reader: TurnReader) -> Prediction
     dialogues: dict[str, list[PredTurn]] = {}
     turn = reader.turn
     for dialogue, turns in obj.items():
+        if not isinstance(dialogue, str):  # in-memory objects only: JSON keys are strings
+            raise PredictionError(f"a dialogue id must be a string, found {describe(dialogue)}",
+                                  file=file, dialogue=show(dialogue))
         check_name_length(dialogue, file)
         check_same_dialogue(seen, dialogue, file)
         if type(turns) is not list:

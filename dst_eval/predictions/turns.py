@@ -34,7 +34,8 @@ drops or rewrites a string -- what a value *means* is the profile's policy):
 * an object or any other JSON type, or a value longer than
   :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters:
   :class:`PredictionError` (so are slot keys longer than
-  :data:`~dst_eval.predictions.common.MAX_NAME_CHARS` characters).
+  :data:`~dst_eval.predictions.common.MAX_NAME_CHARS` characters, and, in objects given in
+  memory, slot, domain and dialogue keys that are not strings).
 """
 
 from __future__ import annotations
@@ -100,6 +101,11 @@ class TurnReader:
     def nested_key(self, domain: str, slot: str, dialogue: str, turn: int) -> str:
         key = self._nested.get((domain, slot))
         if key is None:
+            for name in (domain, slot):  # in-memory objects only: JSON keys are strings
+                if not isinstance(name, str):
+                    raise self.error(f"state key {show(domain)}: {show(slot)}: a domain or "
+                                     f"slot name must be a string, found {describe(name)}",
+                                     dialogue, turn)
             if not domain.strip() or not slot.strip():
                 raise self.error(f"empty domain or slot name in state key "
                                  f"{show(domain)}: {show(slot)}", dialogue, turn)
@@ -110,6 +116,9 @@ class TurnReader:
     def flat_key(self, raw: str, dialogue: str, turn: int) -> str:
         key = self._flat.get(raw)
         if key is None:
+            if not isinstance(raw, str):  # in-memory objects only: JSON keys are strings
+                raise self.error(f"state key {show(raw)}: a slot key must be a string, found "
+                                 f"{describe(raw)}", dialogue, turn)
             domain, slot = split_slot_key(raw)
             if not domain.strip() or not slot.strip():
                 raise self.error(f"state key {show(raw)} is not 'domain-slot' (and its value "
@@ -289,6 +298,9 @@ class TurnReader:
                              f"{describe(raw)}", dialogue, turn)
         out = {}
         for domain, intent in raw.items():
+            if not isinstance(domain, str):  # in-memory objects only: JSON keys are strings
+                raise self.error(f"active_intents key {show(domain)}: a domain name must be a "
+                                 f"string, found {describe(domain)}", dialogue, turn)
             if intent is None:
                 continue
             if type(intent) is not str:

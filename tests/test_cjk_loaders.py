@@ -39,7 +39,8 @@ def raw_crosswoz(path: Path) -> dict:
 
 
 def expected_crosswoz_states(raw: dict) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
-    """State of user message i = messages[i+1].sys_state_init, no selectedResults/empties."""
+    """State of user message i = messages[i+1].sys_state_init, no selectedResults/blanks,
+    values as annotated."""
     out = {}
     for dialogue_id, dialogue in raw.items():
         messages = dialogue["messages"]
@@ -49,7 +50,7 @@ def expected_crosswoz_states(raw: dict) -> dict[tuple[str, int], dict[str, tuple
             for domain, slots in messages[i + 1]["sys_state_init"].items():
                 for slot, value in slots.items():
                     if slot != "selectedResults" and value.strip():
-                        state[f"{domain}-{slot}"] = (value.strip(),)
+                        state[f"{domain}-{slot}"] = (value,)
             out[(dialogue_id, turn_index)] = state
     return out
 
@@ -156,15 +157,18 @@ def test_crosswoz_system_annotations_are_the_answering_acts(crosswoz_test: GoldS
     assert sum(len(a) for a in expected.values()) == 7712
 
 
-def test_crosswoz_dirty_values_stripped_but_not_normalised(crosswoz_test: GoldSet,
-                                                           crosswoz_test_raw: dict) -> None:
-    raw_padded = sum(
-        1 for d in crosswoz_test_raw.values() for m in d["messages"] if m["role"] == "sys"
+def test_crosswoz_dirty_values_kept_as_annotated(crosswoz_test: GoldSet,
+                                                 crosswoz_test_raw: dict) -> None:
+    """The reader rewrites no value: the 11 padded test values keep their spaces and tabs
+    (the profiles' policies strip them, or not: ``--norm exact``, trade)."""
+    raw_padded = sorted(
+        v for d in crosswoz_test_raw.values() for m in d["messages"] if m["role"] == "sys"
         for slots in m["sys_state_init"].values() for k, v in slots.items()
         if k != "selectedResults" and v.strip() and v != v.strip())
-    assert raw_padded > 0  # the release has values like '3小时 ', '\t中国古动物馆'
+    assert len(raw_padded) == 11 and "3小时 " in raw_padded and "\t中国古动物馆" in raw_padded
     values = [v for t in crosswoz_test.turns() for vs in t.state.values() for v in vs]
-    assert all(v == v.strip() and v for v in values)
+    assert all(v.strip() for v in values)
+    assert sorted(v for v in values if v != v.strip()) == raw_padded
     # full-width parentheses are kept: 116 test values change under NFKC (SCORERS §10)
     assert sum(unicodedata.normalize("NFKC", v) != v for v in values) == 116
     assert any(" " in v for t in crosswoz_test.turns()
@@ -231,8 +235,8 @@ def test_crosswoz_gold_sample(gold_samples: Path) -> None:
     assert detect_corpus(gold_samples / "crosswoz") == "crosswoz"
     assert (gold.split, len(gold), gold.n_turns) == ("test", 3, 13)
     by_turn = states(gold)
-    assert by_turn[("9001", 2)]["餐馆-名称"] == ("四季民福烤鸭店（故宫店）",)  # trailing space gone
-    assert by_turn[("9003", 3)]["餐馆-名称"] == ("砂锅居（西四店）",)  # leading tab gone
+    assert by_turn[("9001", 2)]["餐馆-名称"] == ("四季民福烤鸭店（故宫店） ",)  # trailing space
+    assert by_turn[("9003", 3)]["餐馆-名称"] == ("\t砂锅居（西四店）",)  # leading tab
     assert by_turn[("9001", 1)]["餐馆-推荐菜"] == ("北京烤鸭 炸酱面",)
     assert by_turn[("9002", 4)] == {} and by_turn[("9003", 0)] == {}
     assert [d.meta["type"] for d in gold] == ["S", "M+T", "CM"]

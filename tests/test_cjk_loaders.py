@@ -562,7 +562,8 @@ def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
     with pytest.raises(GoldDataError, match="no dialogue_state") as info:
         jmultiwoz.load(folder, split="test")
     assert "dialogue dialogue_9002EfGh" in str(info.value) and "turn 3" in str(info.value)
-    with pytest.raises(UsageError, match="unknown JMultiWOZ split"):
+    with pytest.raises(GoldDataError, match="no JMultiWOZ 'extra' split: split_list.json "
+                       "holds the splits train, dev, test"):
         jmultiwoz.load(jmultiwoz_sample, split="extra")
     del raw["dialogue_9003IjKl"]
     (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
@@ -786,3 +787,33 @@ def test_crosswoz_gem_file_named_for_another_split_is_refused(tmp_path: Path,
                        "split, not val"):
         crosswoz.load(path)
     assert crosswoz.load(path.rename(tmp_path / "test.jsonl")).split == "test"
+
+
+
+def _cli_error(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
+    from dst_eval.cli.app import main
+
+    code = main([*argv, "--format", "json"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [line] = err.strip().splitlines()
+    return code, line
+
+
+def test_jmultiwoz_split_not_in_split_list_exits_4(tmp_path: Path, gold_samples: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    """README (exit 4): a --split the gold does not hold is a gold problem and the message
+    lists the splits it holds, as for CrossWOZ and RiSAWOZ (JMultiWOZ exited 2)."""
+    folder = tmp_path / "jm"
+    folder.mkdir()
+    shutil.copy(gold_samples / "jmultiwoz" / "dialogues.json", folder / "dialogues.json")
+    split_list = json.loads((gold_samples / "jmultiwoz" / "split_list.json").read_text("utf-8"))
+    del split_list["dev"]
+    (folder / "split_list.json").write_text(json.dumps(split_list), "utf-8")
+    code, line = _cli_error(capsys, str(gold_samples / "jmultiwoz" / "predictions.json"),
+                            "--gold", str(folder), "--split", "dev")
+    assert code == 4
+    assert line.endswith("no JMultiWOZ 'dev' split: split_list.json holds the splits "
+                         "train, test"), line
+    assert str(folder / "dialogues.json") in line
+

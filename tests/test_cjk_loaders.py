@@ -817,3 +817,33 @@ def test_jmultiwoz_split_not_in_split_list_exits_4(tmp_path: Path, gold_samples:
                          "train, test"), line
     assert str(folder / "dialogues.json") in line
 
+
+def test_risawoz_split_matching_no_dialogue_lists_the_held_splits(
+        tmp_path: Path, risawoz_dir: Path, capsys: pytest.CaptureFixture) -> None:
+    """The message names the splits the data's dialogues are in (it only said that none is
+    in the asked one)."""
+    ids_by_key = json.loads((risawoz_dir / "dataset_split_ids_dict.json").read_text("utf-8"))
+    sample = json.loads((risawoz_dir / "sample_train100_original_format.json").read_text("utf-8"))
+    ids = [str(d["dialogue_id"]) for d in sample]
+    # the release's id file: the 100 sample dialogues are train ones, in no other split
+    in_train = set(map(str, ids_by_key["all_train10000.json"]))
+    assert set(ids) <= in_train
+    assert all(set(ids).isdisjoint(map(str, ids_by_key[key])) for key in (
+        "all_dev600.json", "all_test600_new.json", "single_test370_new.json",
+        "multi_test230_new.json"))
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({i: [{"state": {}}] for i in ids}), "utf-8")
+    code, line = _cli_error(capsys, str(preds), "--gold", str(risawoz_dir), "--split", "test")
+    assert code == 4
+    assert line.endswith("none of the dialogues belongs to the test split (by "
+                         "dataset_split_ids_dict.json); the data holds the splits train"), line
+    # an id file placing three sample dialogues in dev and the rest in train
+    own = tmp_path / "ris"
+    own.mkdir()
+    shutil.copy(risawoz_dir / "sample_train100_original_format.json", own / "data.json")
+    (own / "dataset_split_ids_dict.json").write_text(json.dumps({
+        "all_train10000.json": ids[3:], "all_dev600.json": ids[:3],
+        "all_test600_new.json": ["nowhere"]}), "utf-8")
+    with pytest.raises(GoldDataError, match="the data holds the splits train, dev$") as info:
+        risawoz.load(own, split="test")
+    assert info.value.exit_code == 4

@@ -39,7 +39,8 @@ def raw_crosswoz(path: Path) -> dict:
 
 
 def expected_crosswoz_states(raw: dict) -> dict[tuple[str, int], dict[str, tuple[str, ...]]]:
-    """State of user message i = messages[i+1].sys_state_init, no selectedResults/empties."""
+    """State of user message i = messages[i+1].sys_state_init, no selectedResults/blanks,
+    values as annotated."""
     out = {}
     for dialogue_id, dialogue in raw.items():
         messages = dialogue["messages"]
@@ -49,7 +50,7 @@ def expected_crosswoz_states(raw: dict) -> dict[tuple[str, int], dict[str, tuple
             for domain, slots in messages[i + 1]["sys_state_init"].items():
                 for slot, value in slots.items():
                     if slot != "selectedResults" and value.strip():
-                        state[f"{domain}-{slot}"] = (value.strip(),)
+                        state[f"{domain}-{slot}"] = (value,)
             out[(dialogue_id, turn_index)] = state
     return out
 
@@ -156,15 +157,18 @@ def test_crosswoz_system_annotations_are_the_answering_acts(crosswoz_test: GoldS
     assert sum(len(a) for a in expected.values()) == 7712
 
 
-def test_crosswoz_dirty_values_stripped_but_not_normalised(crosswoz_test: GoldSet,
-                                                           crosswoz_test_raw: dict) -> None:
-    raw_padded = sum(
-        1 for d in crosswoz_test_raw.values() for m in d["messages"] if m["role"] == "sys"
+def test_crosswoz_dirty_values_kept_as_annotated(crosswoz_test: GoldSet,
+                                                 crosswoz_test_raw: dict) -> None:
+    """The reader rewrites no value: the 11 padded test values keep their spaces and tabs
+    (the profiles' policies strip them, or not: ``--norm exact``, trade)."""
+    raw_padded = sorted(
+        v for d in crosswoz_test_raw.values() for m in d["messages"] if m["role"] == "sys"
         for slots in m["sys_state_init"].values() for k, v in slots.items()
         if k != "selectedResults" and v.strip() and v != v.strip())
-    assert raw_padded > 0  # the release has values like '3小时 ', '\t中国古动物馆'
+    assert len(raw_padded) == 11 and "3小时 " in raw_padded and "\t中国古动物馆" in raw_padded
     values = [v for t in crosswoz_test.turns() for vs in t.state.values() for v in vs]
-    assert all(v == v.strip() and v for v in values)
+    assert all(v.strip() for v in values)
+    assert sorted(v for v in values if v != v.strip()) == raw_padded
     # full-width parentheses are kept: 116 test values change under NFKC (SCORERS §10)
     assert sum(unicodedata.normalize("NFKC", v) != v for v in values) == 116
     assert any(" " in v for t in crosswoz_test.turns()
@@ -231,8 +235,8 @@ def test_crosswoz_gold_sample(gold_samples: Path) -> None:
     assert detect_corpus(gold_samples / "crosswoz") == "crosswoz"
     assert (gold.split, len(gold), gold.n_turns) == ("test", 3, 13)
     by_turn = states(gold)
-    assert by_turn[("9001", 2)]["餐馆-名称"] == ("四季民福烤鸭店（故宫店）",)  # trailing space gone
-    assert by_turn[("9003", 3)]["餐馆-名称"] == ("砂锅居（西四店）",)  # leading tab gone
+    assert by_turn[("9001", 2)]["餐馆-名称"] == ("四季民福烤鸭店（故宫店） ",)  # trailing space
+    assert by_turn[("9003", 3)]["餐馆-名称"] == ("\t砂锅居（西四店）",)  # leading tab
     assert by_turn[("9001", 1)]["餐馆-推荐菜"] == ("北京烤鸭 炸酱面",)
     assert by_turn[("9002", 4)] == {} and by_turn[("9003", 0)] == {}
     assert [d.meta["type"] for d in gold] == ["S", "M+T", "CM"]
@@ -558,7 +562,8 @@ def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
     with pytest.raises(GoldDataError, match="no dialogue_state") as info:
         jmultiwoz.load(folder, split="test")
     assert "dialogue dialogue_9002EfGh" in str(info.value) and "turn 3" in str(info.value)
-    with pytest.raises(UsageError, match="unknown JMultiWOZ split"):
+    with pytest.raises(GoldDataError, match="no JMultiWOZ 'extra' split: split_list.json "
+                       "holds the splits train, dev, test"):
         jmultiwoz.load(jmultiwoz_sample, split="extra")
     del raw["dialogue_9003IjKl"]
     (folder / "dialogues.json").write_text(json.dumps(raw, ensure_ascii=False), "utf-8")
@@ -782,3 +787,63 @@ def test_crosswoz_gem_file_named_for_another_split_is_refused(tmp_path: Path,
                        "split, not val"):
         crosswoz.load(path)
     assert crosswoz.load(path.rename(tmp_path / "test.jsonl")).split == "test"
+
+
+
+def _cli_error(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
+    from dst_eval.cli.app import main
+
+    code = main([*argv, "--format", "json"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [line] = err.strip().splitlines()
+    return code, line
+
+
+def test_jmultiwoz_split_not_in_split_list_exits_4(tmp_path: Path, gold_samples: Path,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    """README (exit 4): a --split the gold does not hold is a gold problem and the message
+    lists the splits it holds, as for CrossWOZ and RiSAWOZ (JMultiWOZ exited 2)."""
+    folder = tmp_path / "jm"
+    folder.mkdir()
+    shutil.copy(gold_samples / "jmultiwoz" / "dialogues.json", folder / "dialogues.json")
+    split_list = json.loads((gold_samples / "jmultiwoz" / "split_list.json").read_text("utf-8"))
+    del split_list["dev"]
+    (folder / "split_list.json").write_text(json.dumps(split_list), "utf-8")
+    code, line = _cli_error(capsys, str(gold_samples / "jmultiwoz" / "predictions.json"),
+                            "--gold", str(folder), "--split", "dev")
+    assert code == 4
+    assert line.endswith("no JMultiWOZ 'dev' split: split_list.json holds the splits "
+                         "train, test"), line
+    assert str(folder / "dialogues.json") in line
+
+
+def test_risawoz_split_matching_no_dialogue_lists_the_held_splits(
+        tmp_path: Path, risawoz_dir: Path, capsys: pytest.CaptureFixture) -> None:
+    """The message names the splits the data's dialogues are in (it only said that none is
+    in the asked one)."""
+    ids_by_key = json.loads((risawoz_dir / "dataset_split_ids_dict.json").read_text("utf-8"))
+    sample = json.loads((risawoz_dir / "sample_train100_original_format.json").read_text("utf-8"))
+    ids = [str(d["dialogue_id"]) for d in sample]
+    # the release's id file: the 100 sample dialogues are train ones, in no other split
+    in_train = set(map(str, ids_by_key["all_train10000.json"]))
+    assert set(ids) <= in_train
+    assert all(set(ids).isdisjoint(map(str, ids_by_key[key])) for key in (
+        "all_dev600.json", "all_test600_new.json", "single_test370_new.json",
+        "multi_test230_new.json"))
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({i: [{"state": {}}] for i in ids}), "utf-8")
+    code, line = _cli_error(capsys, str(preds), "--gold", str(risawoz_dir), "--split", "test")
+    assert code == 4
+    assert line.endswith("none of the dialogues belongs to the test split (by "
+                         "dataset_split_ids_dict.json); the data holds the splits train"), line
+    # an id file placing three sample dialogues in dev and the rest in train
+    own = tmp_path / "ris"
+    own.mkdir()
+    shutil.copy(risawoz_dir / "sample_train100_original_format.json", own / "data.json")
+    (own / "dataset_split_ids_dict.json").write_text(json.dumps({
+        "all_train10000.json": ids[3:], "all_dev600.json": ids[:3],
+        "all_test600_new.json": ["nowhere"]}), "utf-8")
+    with pytest.raises(GoldDataError, match="the data holds the splits train, dev$") as info:
+        risawoz.load(own, split="test")
+    assert info.value.exit_code == 4

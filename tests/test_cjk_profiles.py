@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import zipfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -295,6 +296,40 @@ def test_crosswoz_dirty_values_per_policy(crosswoz_gold: GoldSet, tmp_path: Path
     assert exact == pytest.approx(1 - changed / n)
 
 
+def _raw_crosswoz_states(path: Path) -> list[State]:
+    """Each user turn's state straight from the release file, values as annotated (the
+    following system message's sys_state_init; selectedResults and blanks left out)."""
+    with zipfile.ZipFile(path) as archive:
+        raw = json.loads(archive.read(archive.namelist()[0]))
+    return [{f"{domain}-{slot}": value
+             for domain, slots in messages[i + 1]["sys_state_init"].items()
+             for slot, value in slots.items() if slot != "selectedResults" and value.strip()}
+            for messages in (d["messages"] for d in raw.values())
+            for i, m in enumerate(messages) if m["role"] == "usr"]
+
+
+def test_crosswoz_verbatim_gold_scores_100_everywhere(crosswoz_gold: GoldSet, shared_dir: Path,
+                                                      tmp_path: Path) -> None:
+    """A prediction copying the release's values verbatim (11 carry spaces or tabs, as
+    '3小时 ') is right under every profile and under --norm exact; the same values
+    stripped are right where the policy strips (strict, convlab) and wrong where values
+    are compared as given (exact, trade)."""
+    verbatim = _raw_crosswoz_states(shared_dir / "corpora" / "crosswoz" / "test.json.zip")
+    assert len(verbatim) == crosswoz_gold.n_turns == 4238
+    padded = [i for i, s in enumerate(verbatim) if any(v != v.strip() for v in s.values())]
+    assert padded  # the release has them
+    for name, pred, wrong in (("verbatim", verbatim, 0),
+                              ("stripped", [{k: v.strip() for k, v in s.items()}
+                                            for s in verbatim], len(padded))):
+        alignment = predict(crosswoz_gold, tmp_path, pred)
+        as_given = 1 - wrong / crosswoz_gold.n_turns
+        exact = run(alignment, "strict", normalisation="exact").scores
+        assert exact["joint_goal_accuracy"] == pytest.approx(as_given), name
+        assert run(alignment, "trade").official["Joint Acc"] == pytest.approx(as_given), name
+        assert run(alignment, "strict").scores["joint_goal_accuracy"] == 1.0, name
+        assert run(alignment, "convlab").scores["joint_goal_accuracy"] == 1.0, name
+
+
 def test_risawoz_despace_policy(risawoz_gold: GoldSet, tmp_path: Path) -> None:
     states = gold_states(risawoz_gold)
     pred = [{k: re.sub(r"\s+", "", v) for k, v in s.items()} for s in states]
@@ -348,19 +383,21 @@ def test_crosswoz_sample_trade_numbers(gold_samples: Path) -> None:
     alignment = sample_alignment(gold_samples, "crosswoz")
     result = run(alignment, "trade")
     # 13 turns; wrong: 9001 t1 (推荐菜 order), t2 (half-width parentheses), 9002 t2 (wrong
-    # 酒店类型), t3 (missing 出租-目的地), 9003 t1 (extra 餐馆-评分), t2 (50-100元 for 100-150元)
-    assert result.official["Joint Acc"] == pytest.approx(7 / 13)
+    # 酒店类型), t3 (missing 出租-目的地), 9003 t1 (extra 餐馆-评分), t2 (50-100元 for 100-150元),
+    # and, values compared as annotated, 9001 t3 (gold '四季民福烤鸭店（故宫店） ' with a trailing
+    # space) and 9003 t3 (gold '\t砂锅居（西四店）' with a leading tab), predicted without them
+    assert result.official["Joint Acc"] == pytest.approx(5 / 13)
     # one error each, two for the hyphenated wrong value
-    assert result.official["Turn Acc"] == pytest.approx(1 - 7 / (26 * 13))
-    f1 = [1, Fraction(2, 3), Fraction(3, 4), 1,
+    assert result.official["Turn Acc"] == pytest.approx(1 - 9 / (26 * 13))
+    f1 = [1, Fraction(2, 3), Fraction(3, 4), Fraction(3, 4),
           1, 1, Fraction(4, 5), Fraction(14, 15), 1,
-          1, Fraction(2, 3), Fraction(2, 3), 1]
+          1, Fraction(2, 3), Fraction(2, 3), Fraction(3, 4)]
     assert result.official["Joint F1"] == pytest.approx(float(sum(f1) / 13))
-    assert result.groups["goal_type:S"]["joint_goal_accuracy"] == pytest.approx(2 / 4)
+    assert result.groups["goal_type:S"]["joint_goal_accuracy"] == pytest.approx(1 / 4)
     # strict: NFKC, multi-value sorting and stripping make the first two correct
     strict = run(alignment, "strict")
     assert strict.scores["joint_goal_accuracy"] == pytest.approx(9 / 13)
-    assert strict.signature_fields["norm"] == "nfkc+collapse-space+multi-value-sort-v1"
+    assert strict.signature_fields["norm"] == "nfkc+strip+collapse-space+multi-value-sort-v1"
 
 
 def test_risawoz_sample_numbers(gold_samples: Path) -> None:

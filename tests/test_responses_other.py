@@ -567,6 +567,18 @@ def test_risawoz_bleu_variants_match_sacrebleu(risawoz_gold, risawoz_raw):
         result.scores["bleu_segmented"] - result.scores["bleu"], abs=1e-9)
 
 
+def test_risawoz_segmented_bleu_note_names_the_references_used(risawoz_gold):
+    """The references of bleu_segmented are the corpus's provided segmentation: the note says
+    so as the signature does (it said reftok:none, sacrebleu's name for 'split on spaces')."""
+    result = score(risawoz_gold, predictions(risawoz_gold, gold_response))
+    assert result.signature_fields["reftok-segmented"] == "provided"
+    [note] = [n for n in result.notes if n.startswith("bleu_segmented:")]
+    assert note == (f"bleu_segmented: nrefs:1|case:mixed|eff:no|tok:jieba-{jieba.__version__}"
+                    f"|smooth:exp|reftok:provided|agg:corpus|version:{sacrebleu.__version__}")
+    [plain] = [n for n in result.notes if n.startswith("bleu:")]
+    assert "reftok" not in plain
+
+
 def test_risawoz_segmented_bleu_needs_the_annotation(risawoz_gold):
     first = risawoz_gold.dialogues[:4]
     bare = tuple(replace(d, turns=tuple(replace(t, system_annotations={}) if i == 0 else t

@@ -18,8 +18,9 @@ trade-dst leaves out are not scored (``counts["trade_left_out"]``). Elsewhere
 
 Values are compared exactly as given (TRADE's own pipeline segments values with jieba
 on both sides before this comparison; here the submitted values are the strings). The
-gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``), its
-first variant when a corpus gives several. A predicted value exactly ``none`` is no value
+gold is the loader's (CrossWOZ: ``sys_state_init``, TRADE ``data_version='init'``, values
+as annotated: ``'3小时 '`` is not ``3小时``), its first variant when a corpus gives
+several. A predicted value exactly ``none`` is no value
 (TRADE's decoder drops ``st == "none"``; :class:`Unset` ``none``); every other string is
 a ``domain-slot-value`` item compared exactly (a slot listed twice with two values is
 two items, as in trade-dst's sets) -- ``""`` (the decoder's empty output,

@@ -2,11 +2,13 @@
 
 Gold state of user message *i* (SCORERS.md §10): the following system message's
 ``sys_state_init`` (the wizard's first DB query = the user's target constraints),
-without ``selectedResults``; values are stripped of leading/trailing whitespace and
-empty values dropped. Keys are ``"餐馆-推荐菜"`` (domain, first ``-``, slot). Nothing
-else is rewritten: full/half-width parentheses, inner spaces and the unordered
-space-separated lists of ``推荐菜``/``酒店设施`` stay as annotated; the scoring
-profiles normalise them (``nfkc``, ``collapse-space``, ``multi-value-sort``).
+without ``selectedResults``; empty and whitespace-only values are dropped. Keys are
+``"餐馆-推荐菜"`` (domain, first ``-``, slot). No value is rewritten: the leading/trailing
+spaces and tabs of 11 test values (``'3小时 '``), full/half-width parentheses, inner
+spaces and the unordered space-separated lists of ``推荐菜``/``酒店设施`` stay as
+annotated; the scoring profiles normalise them (strict: ``nfkc`` (with ``strip``),
+``collapse-space``, ``multi-value-sort``; convlab: ``despace+lower``; trade and
+``--norm exact`` compare them as annotated).
 
 Accepted inputs
 
@@ -278,7 +280,8 @@ def gold_state(sys_state_init: Any, *, source: str, dialogue_id: str,
                turn: int) -> dict[str, tuple[str, ...]]:
     """``sys_state_init`` -> ``{"domain-slot": (value,)}``.
 
-    ``selectedResults`` and empty values are dropped, values stripped.
+    ``selectedResults`` and empty or whitespace-only values are dropped; every other value
+    is kept exactly as annotated (``'3小时 '``, ``'\\t中国古动物馆'``).
     """
     state_in = _maybe_literal(sys_state_init, what="sys_state_init", source=source,
                               dialogue_id=dialogue_id, turn=turn)
@@ -304,10 +307,8 @@ def _domain_items(domain: str, slots: Mapping, *, source: str, dialogue_id: str,
     items = []
     for slot, value in slots.items():
         if type(value) is str:  # fast path: nearly every value
-            if slot != "selectedResults":
-                text = value.strip()
-                if text:
-                    items.append((f"{domain}-{slot}", (text,)))
+            if slot != "selectedResults" and value.strip():  # kept as annotated
+                items.append((f"{domain}-{slot}", (value,)))
             continue
         if slot == "selectedResults" or value is None:
             continue

@@ -28,7 +28,8 @@ itself, or the HF layout: a JSON list or JSONL of dialogue records whose states 
 of ``{"domain", "slot", "value"}`` (or the same as columns), turns possibly as columns.
 ``split`` (``train``, ``dev``, ``test``) selects dialogues through ``split_list.json``
 when there is one; with a ``split_list.json`` naming several splits it is required (a
-usage error without, as for MultiWOZ's list files and SGD's split folders).
+usage error without, as for MultiWOZ's list files and SGD's split folders); a split that
+``split_list.json`` does not name dialogues for is a gold data error listing those it does.
 """
 
 from __future__ import annotations
@@ -182,9 +183,10 @@ def _check_split_list(split_list: Any, source: str) -> None:
 
 def _split_names(split_list: Any, split: str, source: str) -> list[str]:
     _check_split_list(split_list, source)
-    if split not in split_list:
-        raise UsageError(f"unknown JMultiWOZ split {split!r}; split_list.json has "
-                         f"{', '.join(map(str, split_list))}")
+    if not split_list.get(split):  # a gold problem (exit 4), as for CrossWOZ and RiSAWOZ
+        held = [str(name) for name, names in split_list.items() if names]
+        raise GoldDataError(f"no JMultiWOZ {split!r} split: split_list.json holds the splits "
+                            f"{', '.join(held) or 'none'}", file=source)
     return [str(n) for n in split_list[split]]
 
 

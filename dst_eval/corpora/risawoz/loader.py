@@ -30,7 +30,7 @@ that file is next to the data (or one directory up).
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -97,14 +97,29 @@ def _split_id_file(path: Path) -> Path | None:
     return None
 
 
-def _split_ids(id_file: Path, split: str, log: FileLog) -> set[str]:
+def _split_ids(id_file: Path, split: str, log: FileLog) -> tuple[set[str], Mapping]:
+    """The ids the split-id file lists for ``split``, and the whole file."""
     key = SPLIT_KEYS.get(split, split)
     table = log.read_json(id_file)
     if not isinstance(table, Mapping) or key not in table:
         known = ", ".join(map(str, table)) if isinstance(table, Mapping) else "none"
         raise GoldDataError(f"--split {split}: no such split in {SPLIT_ID_FILE} "
                             f"(it holds: {known})", file=str(id_file))
-    return {str(i) for i in table[key]}
+    return {str(i) for i in table[key]}, table
+
+
+def _held_splits(table: Mapping, ids: Iterable[str]) -> list[str]:
+    """The splits of the split-id file that list any of ``ids``: the names ``--split``
+    takes (train, dev, ...), or, when none of those does, the file's other keys."""
+    ids = set(ids)
+
+    def holds(key: str) -> bool:
+        listed = table.get(key)
+        return isinstance(listed, list) and not ids.isdisjoint(map(str, listed))
+
+    named = [name for name, key in SPLIT_KEYS.items() if holds(key)]
+    return named or [str(key) for key in table if key not in SPLIT_KEYS.values()
+                     and holds(key)]
 
 
 def _split_from_name(path: Path) -> str | None:
@@ -164,11 +179,14 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
             raw_by_id[dialogue_id] = record
             dialogues[dialogue_id] = _dialogue(dialogue_id, record, source=source)
     if id_file is not None:
-        wanted = _split_ids(id_file, split, log)
-        dialogues = {k: v for k, v in dialogues.items() if k in wanted}
-        if not dialogues:
-            raise GoldDataError(f"none of the dialogues belongs to the {split} split",
+        wanted, table = _split_ids(id_file, split, log)
+        kept = {k: v for k, v in dialogues.items() if k in wanted}
+        if not kept:
+            held = ", ".join(_held_splits(table, dialogues)) or "none"
+            raise GoldDataError(f"none of the dialogues belongs to the {split} split (by "
+                                f"{SPLIT_ID_FILE}); the data holds the splits {held}",
                                 file=str(path))
+        dialogues = kept
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,

@@ -32,7 +32,8 @@ BLEU (0-100, corpus, SCORERS.md §5, both reported and labelled):
   (``tok:zh``);
 * ``bleu_segmented`` -- variant (a): references = the corpus's own word segmentation
   (``segmented_system_utterance``, tokens as given), hypotheses = ``jieba.lcut`` words
-  (``tok:jieba-<version>|reftok:none``). The segmentation is
+  (signature ``tok-segmented:jieba-<version>|reftok-segmented:provided``, note
+  ``tok:jieba-<version>|...|reftok:provided``). The segmentation is
   ``GoldTurn.system_annotations["segmented_response"]``, filled by
   :mod:`dst_eval.corpora.risawoz.loader`; when a scored gold turn has none the variant is n/a.
   (On the released sample, jieba reproduces the provided segmentation of all 659 system
@@ -75,7 +76,7 @@ from dst_eval.corpora.sgd.responses import (
 from dst_eval.errors import UsageError
 from dst_eval.gold import GoldDialogue, GoldSet
 from dst_eval.metrics.base import Metric, ratio
-from dst_eval.metrics.bleu import corpus_bleu_from_stats, segment_statistics
+from dst_eval.metrics.bleu import BleuStats, corpus_bleu_from_stats, segment_statistics
 from dst_eval.metrics.risawoz_success import DialogueOutcome, DomainGoal, dialogue_inform_success
 from dst_eval.options import EvalOptions
 from dst_eval.responses import ResponseResources
@@ -89,6 +90,19 @@ BLEU_VARIANTS: dict[str, tuple[str | None, str | None, str]] = {
 """Score name -> (hypothesis tokenizer, reference tokenizer, column prefix); a None hypothesis
 tokenizer is the corpus config's ``tokenizer``, a None reference tokenizer the same as the
 hypotheses' (references = the gold responses; otherwise the provided segmentation)."""
+PROVIDED = "provided"
+"""How the signature and the note name references that are the provided segmentation (its
+tokens as given; sacrebleu's tokenizer ``none`` would say nothing of where they come from)."""
+
+
+def _bleu_note(name: str, stats: BleuStats, ref_tokenizer: str | None) -> str:
+    """:func:`bleu_note`, its ``reftok`` field naming the provided segmentation."""
+    note = bleu_note(name, stats)
+    if ref_tokenizer is None:
+        return note
+    head, _, fields = note.partition(": ")
+    return f"{head}: " + "|".join(f"reftok:{PROVIDED}" if f.startswith("reftok:") else f
+                                  for f in fields.split("|"))
 
 
 class CombinedMetric(Metric):
@@ -260,12 +274,12 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         scores[name] = corpus_bleu_from_stats(stats)
         columns |= bleu_columns(stats, ids, prefix)
         bleu_metrics[name] = PrefixedBleuMetric(name=name, prefix=prefix)
-        notes.append(bleu_note(name, stats))
+        notes.append(_bleu_note(name, stats, ref_tokenizer))
         if name == "bleu":
             signature_fields["tok"] = signature
         else:
             signature_fields["tok-segmented"] = signature
-            signature_fields["reftok-segmented"] = "provided"
+            signature_fields["reftok-segmented"] = PROVIDED
     metrics: list[Metric] = list(bleu_metrics.values())
     counts = dict(collected.counts)
     groups: dict[str, dict[str, float]] = {}

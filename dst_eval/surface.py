@@ -10,6 +10,8 @@ class                  the value equals a gold variant after                acce
 =====================  ===================================================  ====================
 ``case/whitespace``    strip, collapse whitespace, lower-case (``basic``)   ``--norm basic``
 ``inner whitespace``   lower-case, every whitespace removed                 ``--norm basic+despace``
+``width``              NFKC (full/half-width forms: ``（`` = ``(``), then      ``--norm nfkc+basic``
+                       ``basic``
 ``spelling/time``      MultiWOZ only (``corpora/multiwoz/surface.py``):     ``--profile mwzeval``
                        mwzeval's value tables (names, types such as
                        ``guest house``, food, ``free`` parking, time
@@ -30,12 +32,14 @@ their values are tested against that gold (``Result.compared``: a TRADE-normalis
 ``guest house`` is right there, not a spelling variant of 2.1's ``guesthouse``); the
 other profiles' against the loader's. Predicted values the strict profile reads as unset
 (``""``, ``none``, ...) are not values. The counts go into one warning line; **no score
-changes**: it only says which profile or ``--norm`` would score those values as right.
+changes**: it only says which profile or ``--norm`` would score those values as right
+(under a profile that takes no ``--norm``: ``--profile strict --norm ...``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -43,10 +47,11 @@ from dst_eval.alignment import Alignment
 from dst_eval.predictions.model import Issue
 
 KIND = "surface-forms"
-CLASSES = ("case/whitespace", "inner whitespace", "spelling/time", "time format", "punctuation")
+CLASSES = ("case/whitespace", "inner whitespace", "width", "spelling/time", "time format",
+           "punctuation")
 ACCEPTED_BY = {"case/whitespace": "--norm basic", "inner whitespace": "--norm basic+despace",
-               "spelling/time": "--profile mwzeval", "time format": "no dst-eval profile",
-               "punctuation": "no dst-eval profile"}
+               "width": "--norm nfkc+basic", "spelling/time": "--profile mwzeval",
+               "time format": "no dst-eval profile", "punctuation": "no dst-eval profile"}
 PROFILE_ACCEPTS = {"convlab": ("case/whitespace", "inner whitespace"),
                    "mwzeval": ("spelling/time",)}
 """Classes a compatibility profile already scores as right (``strict``: from its rules)."""
@@ -62,6 +67,10 @@ def _basic(value: str) -> str:
 
 def _despace(value: str) -> str:
     return _SPACE.sub("", value).lower()
+
+
+def _width(value: str) -> str:
+    return _basic(unicodedata.normalize("NFKC", value))
 
 
 def _punct(value: str) -> str:
@@ -93,6 +102,7 @@ def _tests(corpus_tests: Iterable[Test]) -> list[Test]:
     after the whitespace ones."""
     return [("case/whitespace", lambda _k, v: _basic(v)),
             ("inner whitespace", lambda _k, v: _despace(v)),
+            ("width", lambda _k, v: _width(v)),
             *corpus_tests,
             ("time format", lambda _k, v: clock(v)),
             ("punctuation", lambda _k, v: _punct(v))]
@@ -158,12 +168,21 @@ def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: froze
     return counts
 
 
+def _advice(cls: str, profile: str) -> str:
+    """What accepts class ``cls``: a ``--norm`` is the strict profile's option; under
+    another profile the advice names the profile too."""
+    advice = ACCEPTED_BY[cls]
+    if advice.startswith("--norm") and profile != "strict":
+        return f"--profile strict {advice}"
+    return advice
+
+
 def warning(counts: Counter, profile: str) -> Issue | None:
     """One warning line, or None when nothing would match."""
     total = sum(counts.values())
     if not total:
         return None
-    parts = [f"{counts[c]} {c} ({ACCEPTED_BY[c]})" for c in CLASSES if counts[c]]
+    parts = [f"{counts[c]} {c} ({_advice(c, profile)})" for c in CLASSES if counts[c]]
     return Issue(KIND, f"{total} value(s) the {profile} profile scores as wrong would match "
                        f"the gold after a broader normalisation: {', '.join(parts)}; the "
                        "scores are unchanged")

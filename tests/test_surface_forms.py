@@ -183,3 +183,24 @@ def test_cjk_samples_values_their_policy_accepts_are_not_counted(corpus):
                  for k, v in p.state.items() if k in g.state and v not in g.state[k]]
     assert differing  # the sample does hold values that differ from the gold as written
     assert any(norm(k, v) in norm.variants(k, variants) for k, v, variants in differing)
+
+
+def test_advice_names_what_accepts_the_values(tmp_path):
+    """The advice must work: a width variant (``（`` vs ``(``) is named ``width`` with the
+    ``--norm`` that accepts it (it was 'punctuation (no dst-eval profile)'), and a profile
+    that takes no ``--norm`` (trade) is told to use strict with it (it was told '--norm
+    basic', which trade ignores). Following the advice removes the class from the warning."""
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[1] / "gold_samples"
+    jmultiwoz = samples / "jmultiwoz"
+    exact = evaluate(jmultiwoz / "predictions.json", gold=jmultiwoz, split="test", norm="exact")
+    assert "1 width (--norm nfkc+basic)" in str(_warnings(exact)[0])
+    advised = evaluate(jmultiwoz / "predictions.json", gold=jmultiwoz, split="test",
+                       norm="nfkc+basic")
+    assert not any("width" in str(w) for w in _warnings(advised))
+    crosswoz = samples / "crosswoz"
+    trade = str(_warnings(evaluate(crosswoz / "predictions.json", gold=crosswoz,
+                                   profile="trade"))[0])
+    assert "(--profile strict --norm basic)" in trade and "(--norm basic)" not in trade
+    assert "width (--profile strict --norm nfkc+basic)" in trade and "punctuation" not in trade

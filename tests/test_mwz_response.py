@@ -888,6 +888,32 @@ def test_mwz22_corpus_root_reads_the_dialog_acts_of_the_corpus(shared_dir: Path,
     assert run(gold=root / "test") == (folder_bleu, folder_res)
 
 
+def test_mwz22_references_file_leaves_dialog_acts_unread(shared_dir: Path, mwz21_dir: Path,
+                                                         tmp_path: Path) -> None:
+    """With ``references``, the spans of ``dialog_acts.json`` make no reference, yet the
+    file was read and digested: two equal BLEU scores signed two ``res:`` (d1 #3). Now it is
+    not read: its content, or its absence, changes neither the number nor the signature."""
+    from dst_eval import evaluate
+
+    root, dialogue, system = _mwz22_root(shared_dir, tmp_path)
+    key = dialogue["dialogue_id"].lower().removesuffix(".json")
+    refs = tmp_path / "refs.json"
+    refs.write_text(json.dumps({key: [t["utterance"] for t in system]}), "utf-8")
+
+    def run() -> tuple[float, str]:
+        result = evaluate(tmp_path / "pred.json", gold=root / "test", corpus="multiwoz22",
+                          goals=mwz21_dir / "test.json.zip", db=mwz21_dir / "db",
+                          references=refs, metrics=("bleu",), min_coverage=0)
+        return result.scores["bleu"], result.signature.as_dict()["res"]
+
+    absent = run()
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"], [])
+    assert run() == absent
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"],
+                [["Train-Inform", "choice", "133", 7, 10]])
+    assert run() == absent
+
+
 def test_richness_follows_the_gold_order_except_under_mwzeval(gold: ResponseGold,
                                                              predictions) -> None:
     """MSTTR windows run over the concatenated responses. mwzeval takes the file's order

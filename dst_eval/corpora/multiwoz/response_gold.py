@@ -168,22 +168,23 @@ def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> Non
 # --------------------------------------------------------------------------- MultiWOZ 2.2
 
 
-def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None
-                           ) -> GoldSet:
+def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None,
+                           *, spans: bool = True) -> GoldSet:
     """A copy of a MultiWOZ 2.2 ``gold`` whose dialogues carry the 2.1 goal and whose turns
     carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file).
-    References: when the 2.2 gold is a split folder or a corpus root, its system utterances
-    with the character spans of ``dialog_acts.json`` (in the split folder's parent, next to
-    ``schema.json`` in the release; mwzeval's references); otherwise the 2.1 system text and
-    word spans. Every 2.2 dialogue must be in ``data21`` with as many system turns. ``log``
-    records the files read (the 2.1 data, as its loader read them, and ``dialog_acts.json``)."""
+    References: when the 2.2 gold is a split folder or a corpus root and ``spans`` is true
+    (no ``--references`` file replaces them), its system utterances with the character spans
+    of ``dialog_acts.json`` (in the split folder's parent, next to ``schema.json`` in the
+    release; mwzeval's references); otherwise the 2.1 system text and word spans. Every 2.2
+    dialogue must be in ``data21`` with as many system turns. ``log`` records the files read
+    (the 2.1 data, as its loader read them, and ``dialog_acts.json`` when read)."""
     from dst_eval.corpora.multiwoz import loader21
 
     log = log if log is not None else FileLog()
     mwz21 = loader21.load(data21)
     log.extend(mwz21.files)
     acts = None
-    if Path(gold.source).is_dir():
+    if spans and Path(gold.source).is_dir():
         acts_path = _split_folder(gold).parent / "dialog_acts.json"
         acts = log.read_json(acts_path)
         if not isinstance(acts, dict):

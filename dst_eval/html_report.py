@@ -3,8 +3,9 @@
 ``render_report_html(report)`` renders a :class:`~dst_eval.result.Result` (best from
 ``evaluate(..., by=("domain", "slot", "depth"))`` with the strict profile, whose
 ``Result.outcomes`` feed the error analysis): summary and signature, headline scores,
-joint goal accuracy by turn depth, per-domain and per-slot tables, error types
-(wrong value / missing / extra), the most frequent wrong values, issues and notes.
+joint goal accuracy by turn depth (left out when ``--metrics`` leaves JGA out), per-domain
+and per-slot tables, error types (wrong value / missing / extra), the most frequent wrong
+values, issues and notes.
 
 ``render_leaderboard_html(data)`` renders the ``leaderboard.json`` structure that
 :func:`dst_eval.leaderboard.leaderboard_data` writes (keys marked ``?`` may be absent)::
@@ -290,9 +291,11 @@ def render_report_html(report: Result, *, title: str | None = None) -> str:
     slot_counts = _slot_counts(report)
     name = report.predictions_source.rstrip("/").rsplit("/", 1)[-1] or "predictions"
     title = title or f"dst-eval report: {name}"
-    sections = [("summary", "Summary", _summary(report)),
-                ("depth", "Joint goal accuracy by turn depth", _depth_section(report, plots)),
-                ("domains", "Per-domain scores", _domain_section(report))]
+    sections = [("summary", "Summary", _summary(report))]
+    if "joint_goal_accuracy" in report.scores:  # -m without it: show only the metrics kept
+        sections.append(("depth", "Joint goal accuracy by turn depth",
+                         _depth_section(report, plots)))
+    sections.append(("domains", "Per-domain scores", _domain_section(report)))
     if slot_counts:
         sections += [("errors", "Error types", _error_types(report, slot_counts)),
                      ("slots", "Per-slot errors", _slot_section(slot_counts, plots))]

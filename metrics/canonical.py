@@ -152,9 +152,9 @@ def canonical_states(
             key = spell(_check_str(key, row, key, "gold"))
             if isinstance(value, str):
                 variants: tuple = (value,)
-            elif isinstance(value, Iterable) and not isinstance(value, Mapping):
+            elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
                 variants = tuple(value)  # acceptable variants, each checked below
-            else:  # 5, None, a mapping: neither a value nor a list of variants
+            else:  # 5, None, b"x", a mapping: neither a value nor a list of variants
                 variants = (_check_str(value, row, key, "gold"),)
             kept = [v for v in variants if not is_unset(_check_str(v, row, key, "gold"))]
             if kept and key not in gold:

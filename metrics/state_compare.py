@@ -58,10 +58,11 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
 from numbers import Real
 
 import numpy as np
-from dst_eval.metrics.base import GoldState, PredState, TurnTable, as_variants
+from dst_eval.metrics.base import GoldState, PredState, TurnTable
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
 from msgspec import Struct
 
@@ -70,6 +71,7 @@ ValueMatch = Callable[[str, tuple[str, ...]], bool]
 CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
 _FLAT_VALUES = frozenset({str, tuple, list})
 _TUPLES = frozenset({tuple})
+_STRS = frozenset({str})
 
 
 class SlotOutcome(Struct, frozen=True, gc=False):
@@ -99,6 +101,25 @@ def flat_state(state: Mapping) -> Mapping:
         else:
             flat[key] = value
     return flat
+
+
+def _gold_variants(state: Mapping, row: int) -> dict[str, tuple[str, ...]]:
+    """``{key: (variant, ...)}`` of a gold state that is not all tuples of strings already:
+    a key or value that is not a string (a variant list of strings is one) is the
+    ``TypeError`` of :func:`~.canonical.canonical_states`, naming the turn and slot."""
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in state.items():
+        if isinstance(value, str):
+            variants: tuple = (value,)
+        elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
+            variants = tuple(value)
+        else:  # 5, None, b"x", a mapping: neither a value nor a list of variants
+            variants = (value,)
+        for item in (key, *variants):
+            if not isinstance(item, str):
+                raise TypeError(f"gold turn {row}, slot {key!r}: value {item!r} is not a string")
+        out[key] = variants
+    return out
 
 
 def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
@@ -171,7 +192,10 @@ def turn_table(
     no prediction: each is wrong for every statistic (module docstring); its ``y_pred``
     entry is ignored. A ``None`` entry of ``y_pred`` marks its turn not predicted too (the
     CLI's ``--missing wrong``; ``{}`` is a prediction, of the empty state); a ``None`` entry
-    of ``y_true`` is a ``ValueError`` naming the turn (a gold turn has a state).
+    of ``y_true`` is a ``ValueError`` naming the turn (a gold turn has a state). A gold
+    value is a string or a sequence of strings (its variants); another value, or a key
+    that is not a string, is the ``TypeError`` of :func:`~.canonical.canonical_states`
+    naming the turn and slot.
     ``turn_numbers`` (default: each turn's position in its dialogue) gives each turn's
     number in its dialogue, for FGA's error age t − t_err: with turns left out of the rows
     (``--missing skip``) the age counts the dialogue's turns, as the FGA authors' code
@@ -215,10 +239,15 @@ def turn_table(
     bad_rows: dict[str, list[int]] = {}
     dialogue_domains: dict[int, set[str]] = {}
     domain_of: dict[str, str] = {}  # slot key -> domain, the part before the first "-"
+    seen_variants: set[tuple[str, ...]] = set()  # gold values checked: tuples of strings
 
     def _domain(key: str) -> str:
         domain = domain_of.get(key)
         if domain is None:
+            if not isinstance(key, str):  # every key of this turn gets here when first seen
+                side = "gold" if key in gold else "predicted"
+                raise TypeError(f"{side} turn {row}, slot {key!r}: value {key!r} is not a "
+                                "string")
             domain = domain_of[key] = key.partition("-")[0]
         return domain
     for row in range(n):
@@ -226,8 +255,18 @@ def turn_table(
             raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
                              "state, {} when empty)")
         raw_gold = flat_state(y_true[row])
-        gold = (raw_gold if _TUPLES.issuperset(map(type, raw_gold.values())) else
-                {k: v if type(v) is tuple else as_variants(v) for k, v in raw_gold.items()})
+        values = raw_gold.values()
+        try:  # gold values seen before, all tuples of strings (the strict profile's)
+            gold = raw_gold if seen_variants.issuperset(values) else None
+        except TypeError:  # an unhashable value (a list)
+            gold = None
+        if gold is None:
+            if (_TUPLES.issuperset(map(type, values))
+                    and _STRS.issuperset(map(type, chain.from_iterable(values)))):
+                gold = raw_gold
+                seen_variants.update(values)
+            else:
+                gold = _gold_variants(raw_gold, row)
         unpredicted = row in absent if absent else False
         pred = {} if unpredicted else flat_state(y_pred[row] or {})
         dialogue = dialogue_of[row]

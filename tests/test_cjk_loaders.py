@@ -571,6 +571,27 @@ def test_jmultiwoz_malformed(jmultiwoz_sample: Path, tmp_path: Path) -> None:
         jmultiwoz.load(folder, split="test")
 
 
+
+@pytest.mark.parametrize("entry", ["dialogue_9001AbCd",
+                                   {"dialogue_9001AbCd": 1, "dialogue_9002EfGh": 2},
+                                   ["dialogue_9001AbCd", 5]])
+def test_jmultiwoz_split_entry_must_be_a_list_of_names(jmultiwoz_sample: Path, tmp_path: Path,
+                                                       entry: object) -> None:
+    """A split entry of ``split_list.json`` that is not a list of names is a gold error
+    naming ``split_list.json`` and the split. A string used to be read as names of one
+    character each ("17 dialogues ... are not in dialogues.json"), an object by its keys
+    (scored)."""
+    folder = tmp_path / "jmw"
+    folder.mkdir()
+    shutil.copy(jmultiwoz_sample / "dialogues.json", folder / "dialogues.json")
+    (folder / "split_list.json").write_text(json.dumps(
+        {"train": ["dialogue_9005QrSt"], "test": entry}), "utf-8")
+    for split in ("test", "train", None):
+        with pytest.raises(GoldDataError) as info:
+            jmultiwoz.load(folder, split=split)
+        assert str(info.value) == (f"{folder / 'split_list.json'}: split 'test' is not a "
+                                   "list of dialogue names")
+
 # ----------------------------------------------------------------------------- detection
 
 

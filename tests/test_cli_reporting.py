@@ -165,6 +165,21 @@ def test_no_file_unless_asked(capsys, tmp_path, monkeypatch):
     assert code == 0 and err == "" and (tmp_path / "again.json").is_file()
 
 
+def test_output_and_report_through_a_symlink_are_one_file(capsys, tmp_path):
+    """``-o`` and ``--report`` naming one file, one of them through a symlink (or a
+    ``..`` detour), are the usage error the same spelling gives; the report used to
+    overwrite the table silently."""
+    (tmp_path / "o1.txt").write_text("kept", "utf-8")
+    (tmp_path / "l1.txt").symlink_to("o1.txt")
+    (tmp_path / "sub").mkdir()
+    for other in ("o1.txt", "l1.txt", "sub/../l1.txt"):
+        code, out, err = run(capsys, *sample("-q", "-o", tmp_path / "o1.txt",
+                                             "--report", tmp_path / other))
+        assert (code, out) == (2, "") and err.count("\n") == 1, (other, err)
+        assert "--output and --report name the same file" in err
+    assert (tmp_path / "o1.txt").read_text("utf-8") == "kept"
+
+
 # ---- output to a pipe ----------------------------------------------------------------------
 @pytest.mark.parametrize("columns", ["40", "250"])
 def test_piped_output_is_plain_and_uncut(columns, tmp_path):

@@ -286,6 +286,27 @@ def test_report_command_writes_the_page(tmp_path, system, report, capsys):
     assert f"HTML report written to {out}" in capsys.readouterr().err
 
 
+def test_report_metrics_without_jga_leave_the_depth_section_out(tmp_path, system, capsys):
+    """``report -m slot_f1`` shows only the metrics named: the JGA-by-depth section is left
+    out (it used to show n/a in every row, for values that exist, and an empty plot). With
+    JGA among ``-m`` the section holds the constructed values."""
+    predictions = tmp_path / "system.jsonl"
+    predictions.write_bytes(b"\n".join(orjson.dumps(r) for r in system["records"]))
+    out = tmp_path / "report.html"
+    argv = ["report", str(predictions), "--gold", system["gold"].source, "--html", str(out),
+            "-q", "-m"]
+    assert cli.main([*argv, "slot_f1"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert 'id="depth"' not in text and 'href="#depth"' not in text
+    assert "turn depth" not in text and "depth" not in tables(text)
+    cells = [c for section in tables(text).values() for t in section for r in t for c in r]
+    assert "slot_f1" in cells and "n/a" not in cells
+    assert cli.main([*argv, "slot_f1", "joint_goal_accuracy"]) == 0
+    depth = keyed(tables(out.read_text(encoding="utf-8"))["depth"][0])
+    assert {d: (row["joint_goal_accuracy"], row["turns"]) for d, row in depth.items()} == {
+        str(d): (pct(sum(v) / len(v)), str(len(v))) for d, v in system["depth"].items()}
+
+
 @pytest.mark.parametrize("extra, code, message", [
     ([], 2, "the following arguments are required: --html"),
     (["--html", "{tmp}/missing-dir/x.html"], 2, "does not exist"),

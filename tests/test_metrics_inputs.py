@@ -6,7 +6,8 @@
 * a dialogue whose turns are not consecutive in ``dialogue_ids`` is a ``ValueError`` naming
   the dialogue and two of its rows (a returning id used to start a new dialogue);
 * a gold value that is not a string (nor a list of strings) is the ``TypeError`` naming
-  its turn and slot that :mod:`dst_eval.metrics.canonical` documents;
+  its turn and slot that :mod:`dst_eval.metrics.canonical` documents, in ``turn_table``
+  too (and for a key that is not a string);
 * an FGA λ must be a number in (0, 1], as ``EvalOptions.fga_lambdas``: NaN, λ > 1 and
   λ <= 0 are a ``ValueError`` worded as its check.
 """
@@ -153,7 +154,8 @@ def test_turn_table_names_the_first_return():
     assert table.dialogue_index.tolist() == [0, 0, 1, 2]
 
 
-@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (None, "None"), (["4", None], "None")])
+@pytest.mark.parametrize(("value", "shown"), [(5, "5"), (None, "None"), (["4", None], "None"),
+                                              (b"4", "b'4'")])
 def test_non_string_gold_value_names_turn_and_slot(value, shown):
     gold = [{"hotel-area": "north"}, {"hotel-area": "north", "Hotel-Stars": value}]
     pred = [{"hotel-area": "north"}, {"hotel-area": "north"}]
@@ -162,6 +164,37 @@ def test_non_string_gold_value_names_turn_and_slot(value, shown):
         M.joint_goal_accuracy(gold, pred)
     with pytest.raises(TypeError, match="gold turn 1, slot 'hotel-stars'"):
         M.flexible_goal_accuracy(gold, pred, dialogue_ids=["d", "d"])
+
+
+@pytest.mark.parametrize(("gold", "slot", "shown"), [
+    ({"hotel-stars": 5}, "'hotel-stars'", "5"),
+    ({"hotel-stars": None}, "'hotel-stars'", "None"),
+    ({"hotel-stars": ["4", 5]}, "'hotel-stars'", "5"),
+    ({"hotel-stars": ("4", 5)}, "'hotel-stars'", "5"),
+    ({"hotel-stars": b"4"}, "'hotel-stars'", "b'4'"),
+    ({"hotel": {"stars": 5}}, "'hotel-stars'", "5"),
+    ({5: "4"}, "5", "5"),
+])
+def test_turn_table_non_string_gold_names_turn_and_slot(gold, slot, shown):
+    """``turn_table`` (public) gives canonical.py's TypeError for a gold key or value that
+    is not a string. It used to raise a bare ``'int' object is not iterable`` or an
+    AttributeError, and to take ``["4", 5]`` and ``b"4"`` (as the variants 52, ...) as
+    variants. Turn 0 (all tuples of strings) is checked and remembered first."""
+    first = {"hotel-area": ("north",), "hotel-stars": ("4",)}
+    pred = [{"hotel-area": "north"}, {"hotel-stars": "4"}]
+    message = f"gold turn 1, slot {slot}: value {shown} is not a string"
+    with pytest.raises(TypeError) as info:
+        M.turn_table([first, gold], pred)
+    assert str(info.value) == message
+    with pytest.raises(TypeError) as info:
+        M.turn_table([first, {"hotel-area": ("north",), 7: ("4",)}], pred)
+    assert str(info.value) == "gold turn 1, slot 7: value 7 is not a string"
+    with pytest.raises(TypeError) as info:
+        M.turn_table([first, first], [pred[0], {**pred[0], 7: "4"}])
+    assert str(info.value) == "predicted turn 1, slot 7: value 7 is not a string"
+    table = M.turn_table([first, {"hotel-area": ["north"], "hotel-stars": "4"}],
+                         [{"hotel-area": "north", "hotel-stars": "4"}] * 2)
+    assert table.columns["jga"].tolist() == [1.0, 1.0]  # lists and strings of str are fine
 
 
 @pytest.mark.parametrize("lam", [float("nan"), 5, 1.5, 0, -0.5, float("inf"), True, "0.5"])

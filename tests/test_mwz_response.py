@@ -835,6 +835,85 @@ def test_mwz22_dialog_acts_are_in_the_signature(shared_dir: Path, mwz21_dir: Pat
     assert run([])[1] == plain_res  # the same content, the same digest
 
 
+def _mwz22_root(shared_dir: Path, tmp_path: Path) -> tuple[Path, dict, list]:
+    """``tmp_path/root/{schema.json, test/dialogues_001.json}`` (the 2.2 release layout, the
+    shared dialogue MUL0484 alone) and ``pred.json``, the dialogue's system utterances as
+    responses. Returns the root, the dialogue and its system turns."""
+    root = tmp_path / "root"
+    (root / "test").mkdir(parents=True)
+    source = shared_dir / "corpora" / "multiwoz22"
+    dialogues = json.loads((source / "test" / "dialogues_001.json").read_text("utf-8"))
+    (root / "test" / "dialogues_001.json").write_text(json.dumps(dialogues[:1]), "utf-8")
+    (root / "schema.json").write_bytes((source / "schema.json").read_bytes())
+    dialogue = dialogues[0]
+    system = [t for t in dialogue["turns"] if t["speaker"] == "SYSTEM"]
+    assert system[0]["utterance"].startswith("I have 133 trains")
+    key = dialogue["dialogue_id"].lower().removesuffix(".json")
+    (tmp_path / "pred.json").write_text(json.dumps(
+        {key: [{"response": t["utterance"]} for t in system]}), "utf-8")
+    return root, dialogue, system
+
+
+def _write_acts(path: Path, dialogue: dict, first_turn_id: str, first_spans: list) -> None:
+    acts = {t["turn_id"]: {"span_info": []} for t in dialogue["turns"]}
+    acts[first_turn_id] = {"span_info": first_spans}
+    path.write_text(json.dumps({dialogue["dialogue_id"]: acts}), "utf-8")
+
+
+def test_mwz22_corpus_root_reads_the_dialog_acts_of_the_corpus(shared_dir: Path,
+                                                                mwz21_dir: Path,
+                                                                tmp_path: Path) -> None:
+    """A 2.2 corpus root with ``split="test"`` read ``dialog_acts.json`` from the root's
+    parent (outside the corpus), so the same gold and split scored another BLEU than the
+    split folder did (d1 #1). The file is next to ``schema.json`` and ``test/``. By
+    construction: the root's file has a span over "133" (BLEU < 100); the stray file
+    outside has none (it would give BLEU 100)."""
+    from dst_eval import evaluate
+
+    root, dialogue, system = _mwz22_root(shared_dir, tmp_path)
+    span = [["Train-Inform", "choice", "133", 7, 10]]
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"], span)
+    common = {"corpus": "multiwoz22", "goals": mwz21_dir / "test.json.zip",
+              "db": mwz21_dir / "db", "metrics": ("bleu",), "min_coverage": 0}
+
+    def run(**gold: Any) -> tuple[float, str]:
+        result = evaluate(tmp_path / "pred.json", **gold, **common)
+        return result.scores["bleu"], result.signature.as_dict()["res"]
+
+    folder_bleu, folder_res = run(gold=root / "test")
+    assert folder_bleu < 100.0
+    assert run(gold=root, split="test") == (folder_bleu, folder_res)  # no file outside
+    _write_acts(tmp_path / "dialog_acts.json", dialogue, system[0]["turn_id"], [])
+    assert run(gold=root, split="test") == (folder_bleu, folder_res)
+    assert run(gold=root / "test") == (folder_bleu, folder_res)
+
+
+def test_mwz22_references_file_leaves_dialog_acts_unread(shared_dir: Path, mwz21_dir: Path,
+                                                         tmp_path: Path) -> None:
+    """With ``references``, the spans of ``dialog_acts.json`` make no reference, yet the
+    file was read and digested: two equal BLEU scores signed two ``res:`` (d1 #3). Now it is
+    not read: its content, or its absence, changes neither the number nor the signature."""
+    from dst_eval import evaluate
+
+    root, dialogue, system = _mwz22_root(shared_dir, tmp_path)
+    key = dialogue["dialogue_id"].lower().removesuffix(".json")
+    refs = tmp_path / "refs.json"
+    refs.write_text(json.dumps({key: [t["utterance"] for t in system]}), "utf-8")
+
+    def run() -> tuple[float, str]:
+        result = evaluate(tmp_path / "pred.json", gold=root / "test", corpus="multiwoz22",
+                          goals=mwz21_dir / "test.json.zip", db=mwz21_dir / "db",
+                          references=refs, metrics=("bleu",), min_coverage=0)
+        return result.scores["bleu"], result.signature.as_dict()["res"]
+
+    absent = run()
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"], [])
+    assert run() == absent
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"],
+                [["Train-Inform", "choice", "133", 7, 10]])
+    assert run() == absent
+
+
 def test_richness_follows_the_gold_order_except_under_mwzeval(gold: ResponseGold,
                                                              predictions) -> None:
     """MSTTR windows run over the concatenated responses. mwzeval takes the file's order

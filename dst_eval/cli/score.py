@@ -134,8 +134,8 @@ def run_score(argv: Sequence[str]) -> int:
     outputs = (("--output", args.output), ("--report", args.report))
     for flag, target in outputs:
         check_writable(flag, target, (args.predictions, args.gold))
-    if args.output and args.report and Path(args.output).absolute() == Path(
-            args.report).absolute():
+    if args.output and args.report and Path(args.output).resolve() == Path(
+            args.report).resolve():  # resolved, as check_writable: a symlink is its target
         raise UsageError("--output and --report name the same file")
     from dst_eval.api import as_gold, evaluate
     from dst_eval.progress import ProgressDisplay

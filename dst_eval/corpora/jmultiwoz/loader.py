@@ -101,8 +101,9 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str]:
-    """``(dialogues, split_list or None, source)`` from whatever ``path`` is."""
+def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str, str]:
+    """``(dialogues, split_list or None, source, split_list's source)`` from whatever
+    ``path`` is."""
     if path.is_dir():
         folder = _release_dir(path)
         if folder is None:
@@ -110,7 +111,7 @@ def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str]:
         split_file = folder / "split_list.json"
         split_list = log.read_json(split_file) if split_file.is_file() else None
         return (log.read_json(folder / "dialogues.json"), split_list,
-                str(folder / "dialogues.json"))
+                str(folder / "dialogues.json"), str(split_file))
     if path.suffix == ".zip":
         with log.open_zip(path) as archive:
             members = _member_names(archive)
@@ -118,11 +119,13 @@ def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str]:
                 def member(name: str) -> Any:
                     return log.read_zip_member(path, archive, members[name])
                 split_list = member("split_list.json") if "split_list.json" in members else None
-                return member("dialogues.json"), split_list, f"{path}:{members['dialogues.json']}"
+                return (member("dialogues.json"), split_list,
+                        f"{path}:{members['dialogues.json']}",
+                        f"{path}:{members.get('split_list.json')}")
     split_file = path.parent / "split_list.json"
     split_list = log.read_json(split_file) if path.name == "dialogues.json" and \
         split_file.is_file() else None
-    return log.read_records(path), split_list, str(path)
+    return log.read_records(path), split_list, str(path), str(split_file)
 
 
 # ---------------------------------------------------------------- loading
@@ -132,9 +135,10 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     if split is not None:
         split = SPLIT_ALIASES.get(split.lower(), split.lower())
     log = FileLog()
-    data, split_list, source = _read_release(path, log)
+    data, split_list, source, split_source = _read_release(path, log)
     records = dict(_iter_records(data, source))
     if split_list is not None:
+        _check_split_list(split_list, split_source)
         split = split or _only_split(split_list, str(path))
         names = _split_names(split_list, split, source)
         missing = [n for n in names if n not in records]
@@ -176,9 +180,15 @@ def _only_split(split_list: Any, source: str) -> str:
 
 
 def _check_split_list(split_list: Any, source: str) -> None:
+    """``split_list.json`` (``source``) is ``{split: [dialogue names]}``: a string entry
+    would be read character by character, an object by its keys."""
     if not isinstance(split_list, Mapping):
         raise GoldDataError("split_list.json is not an object {split: [dialogue names]}",
                             file=source)
+    for split, names in split_list.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise GoldDataError(f"split {str(split)!r} is not a list of dialogue names",
+                                file=source)
 
 
 def _split_names(split_list: Any, split: str, source: str) -> list[str]:

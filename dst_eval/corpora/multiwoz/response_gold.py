@@ -168,23 +168,24 @@ def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> Non
 # --------------------------------------------------------------------------- MultiWOZ 2.2
 
 
-def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None
-                           ) -> GoldSet:
+def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None,
+                           *, spans: bool = True) -> GoldSet:
     """A copy of a MultiWOZ 2.2 ``gold`` whose dialogues carry the 2.1 goal and whose turns
     carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file).
-    References: when the 2.2 gold is a split folder, its system utterances with the
-    character spans of ``dialog_acts.json`` (in the folder's parent; mwzeval's references);
-    otherwise the 2.1 system text and word spans. Every 2.2 dialogue must be in ``data21``
-    with as many system turns. ``log`` records the files read (the 2.1 data, as its
-    loader read them, and ``dialog_acts.json``)."""
+    References: when the 2.2 gold is a split folder or a corpus root and ``spans`` is true
+    (no ``--references`` file replaces them), its system utterances with the character spans
+    of ``dialog_acts.json`` (in the split folder's parent, next to ``schema.json`` in the
+    release; mwzeval's references); otherwise the 2.1 system text and word spans. Every 2.2
+    dialogue must be in ``data21`` with as many system turns. ``log`` records the files read
+    (the 2.1 data, as its loader read them, and ``dialog_acts.json`` when read)."""
     from dst_eval.corpora.multiwoz import loader21
 
     log = log if log is not None else FileLog()
     mwz21 = loader21.load(data21)
     log.extend(mwz21.files)
     acts = None
-    if Path(gold.source).is_dir():
-        acts_path = Path(gold.source).parent / "dialog_acts.json"
+    if spans and Path(gold.source).is_dir():
+        acts_path = _split_folder(gold).parent / "dialog_acts.json"
         acts = log.read_json(acts_path)
         if not isinstance(acts, dict):
             raise GoldDataError("expected an object {dialogue id: {turn id: acts}}",
@@ -204,6 +205,14 @@ def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | Non
                                     file=gold.source, dialogue=dialogue.dialogue_id)
         dialogues.append(_merge(dialogue, source, str(data21), dialogue_acts))
     return replace(gold, dialogues=tuple(dialogues), _by_key={})
+
+
+def _split_folder(gold: GoldSet) -> Path:
+    """The folder of the ``dialogues_*.json`` files the loader read: ``gold.source`` for a
+    split folder, ``source/test`` (etc.) for a corpus root with ``--split``."""
+    folders = {Path(f.path).parent for f in gold.files
+               if Path(f.path).name.startswith("dialogues_")}
+    return folders.pop() if len(folders) == 1 else Path(gold.source)
 
 
 def _merge(dialogue: GoldDialogue, source: GoldDialogue, file: str,

@@ -5,8 +5,9 @@ Resources
 * **goals, booked domains, references, gold states** come from the loaded gold
   (:mod:`.response_gold`): the MultiWOZ 2.1 ``GoldSet`` itself, or for MultiWOZ 2.2 gold
   (2.2 has no goals) the 2.1 annotations of ``--goals PATH`` attached to it
-  (:func:`.response_gold.with_mwz21_annotations`); for a 2.2 split folder the BLEU
-  references are built from the 2.2 span annotations (``dialog_acts.json``).
+  (:func:`.response_gold.with_mwz21_annotations`); for a 2.2 split folder or corpus root
+  the BLEU references are built from the 2.2 span annotations (``dialog_acts.json``, read
+  only when no ``--references`` file replaces them).
 * **database**: ``--db DIR`` (the four ``*_db.json`` files), else ``db/`` next to the gold.
 * ``--references FILE`` / ``--gold-states FILE`` (mwzeval format) replace the derived ones.
 
@@ -94,7 +95,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
 
     log = FileLog()  # the resources read once each: what is parsed is what is digested
     if data is not None:
-        gold = with_mwz21_annotations(gold, data, log)
+        gold = with_mwz21_annotations(gold, data, log, spans=not resources.references)
     try:
         database = MultiwozDatabase.load(db)
     except FileNotFoundError as exc:

@@ -19,7 +19,7 @@ from typing import Any
 
 from dst_eval.errors import CoverageError, GoldDataError, PredictionError, UsageError
 from dst_eval.gold import GoldSet
-from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
+from dst_eval.options import DEFAULT_MIN_COVERAGE, MWZEVAL_RULES, EvalOptions
 from dst_eval.predictions.model import Issue, PredictionSet
 from dst_eval.result import Result
 from dst_eval.signature import Signature
@@ -242,6 +242,10 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                     turns=alignment.pairs)
     if gold_set.notes:
         result.add(notes=list(gold_set.notes))
+    if profile != "mwzeval" and options.mwzeval_rules != MWZEVAL_RULES[0]:  # not the default
+        result.add(notes=[f"the {profile} profile does not use mwzeval's rule tables; "
+                          f"--mwzeval-rules {options.mwzeval_rules} applies to the mwzeval "
+                          "profile only"])
     if prediction_set.has_states:
         score(alignment, options, result)
         _surface_forms(alignment, options, result)

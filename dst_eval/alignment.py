@@ -34,7 +34,8 @@ turn 2``) and per other kind, carrying the count and the first place in its mess
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import dataclasses
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from types import MappingProxyType
@@ -298,24 +299,42 @@ _MISSING_FATE = {"wrong": "are scored as wrong", "empty": "are scored as empty p
 
 
 def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False,
-          missing: str = "wrong") -> Alignment:
+          missing: str = "wrong", scored: Collection[str] | None = None) -> Alignment:
     """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
     unknown slots, domains and malformed values (grouped in ``issues``, every instance in
     ``issue_details``). ``missing``: the policy the scores apply to missing predictions
-    (what the report says happens to them)."""
+    (what the report says happens to them). ``scored``: the ids of the only gold dialogues
+    a protocol scores (``--zero-shot-domain``); the others are neither aligned nor checked
+    (their predictions are not extra), and the alignment's gold holds the scored ones."""
+    if scored is not None:
+        keys = {dialogue_key(d) for d in scored}
+        outside = {dialogue_key(d.dialogue_id) for d in gold} - keys
+        kept = [i for i in predictions.issues
+                if i.dialogue is None or dialogue_key(i.dialogue) not in outside]
+        predictions = dataclasses.replace(
+            predictions, issues=kept, dialogues={
+                d: turns for d, turns in predictions.dialogues.items()
+                if dialogue_key(d) not in outside})
+        checker = _SlotChecker(gold)  # the slots of every gold dialogue are known
+        pipe_values = gold_pipe_values(gold)
+        gold = dataclasses.replace(gold, dialogues=tuple(
+            d for d in gold if dialogue_key(d.dialogue_id) in keys), _by_key={})
+        return _align(gold, predictions, strict, missing, checker, pipe_values)
     return _align(gold, predictions, strict, missing)
 
 
-def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str) -> Alignment:
+def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
+           checker: _SlotChecker | None = None,
+           pipe_values: dict[str, set[str]] | None = None) -> Alignment:
     source = predictions.source
     severity = "error" if strict else "warning"
     details: list[Issue] = list(predictions.issues)
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
-    pipe_values = gold_pipe_values(gold)
+    pipe_values = gold_pipe_values(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
-    checker = _SlotChecker(gold)
+    checker = _SlotChecker(gold) if checker is None else checker
     gold_turns: list[GoldTurn] = []
     predicted: list[PredTurn | None] = []  # one per gold turn, None: missing
     add_prediction = predicted.append

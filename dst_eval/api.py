@@ -19,7 +19,7 @@ from typing import Any
 
 from dst_eval.errors import CoverageError, GoldDataError, PredictionError, UsageError
 from dst_eval.gold import GoldSet
-from dst_eval.options import DEFAULT_MIN_COVERAGE, EvalOptions
+from dst_eval.options import DEFAULT_MIN_COVERAGE, MWZEVAL_RULES, EvalOptions
 from dst_eval.predictions.model import Issue, PredictionSet
 from dst_eval.result import Result
 from dst_eval.signature import Signature
@@ -131,6 +131,8 @@ def check_coverage(gold: GoldSet, missing_dialogues: list[str], source: str,
     # minimum given (55/100 against 0.55: equal; 0.55 * 100 is 55.00000000000001)
     if n_gold and matched / n_gold < options.min_coverage:
         where = f"{gold.corpus}/{gold.split}" if gold.split else gold.corpus
+        if options.zero_shot_domain:  # the gold holds the dialogues the protocol scores
+            where = f"{where} involving {options.zero_shot_domain} (--zero-shot-domain)"
         accepts = (100 * matched // n_gold) / 100  # exact floor: this minimum accepts them
         raise CoverageError(
             f"predictions match {matched:,} of {n_gold:,} dialogues of {where}; wrong --gold "
@@ -216,16 +218,22 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
     prediction_set = as_predictions(predictions, gold_set.corpus, options, gold_set)
     from dst_eval.alignment import align
 
-    alignment = align(gold_set, prediction_set, strict=options.strict, missing=options.missing)
-    check_coverage(gold_set, alignment.missing_dialogues, prediction_set.source, options)
     notes = []
-    if options.zero_shot_domain:
+    if options.zero_shot_domain:  # align, check and warn on the dialogues the protocol scores
         from dst_eval import corpora, zeroshot
 
-        full = alignment
-        alignment = zeroshot.restrict(full, options.zero_shot_domain,
-                                      corpora.get(gold_set.corpus).domain_of)
-        notes.append(zeroshot.note(full, alignment, options.zero_shot_domain))
+        domain_of = corpora.get(gold_set.corpus).domain_of
+        scored = zeroshot.scored_dialogues(gold_set, options.zero_shot_domain, domain_of)
+        alignment = align(gold_set, prediction_set, strict=options.strict,
+                          missing=options.missing, scored=scored)
+        check_coverage(alignment.gold, alignment.missing_dialogues, prediction_set.source,
+                       options)
+        alignment = zeroshot.restrict(alignment, options.zero_shot_domain, domain_of)
+        notes.append(zeroshot.note(gold_set, alignment, options.zero_shot_domain))
+    else:
+        alignment = align(gold_set, prediction_set, strict=options.strict,
+                          missing=options.missing)
+        check_coverage(gold_set, alignment.missing_dialogues, prediction_set.source, options)
     signature = Signature(gold_set.corpus, gold_set.split, profile).with_fields(
         **signature_extra(gold_set, options))
     result = Result(signature=signature,
@@ -234,6 +242,10 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
                     turns=alignment.pairs)
     if gold_set.notes:
         result.add(notes=list(gold_set.notes))
+    if profile != "mwzeval" and options.mwzeval_rules != MWZEVAL_RULES[0]:  # not the default
+        result.add(notes=[f"the {profile} profile does not use mwzeval's rule tables; "
+                          f"--mwzeval-rules {options.mwzeval_rules} applies to the mwzeval "
+                          "profile only"])
     if prediction_set.has_states:
         score(alignment, options, result)
         _surface_forms(alignment, options, result)

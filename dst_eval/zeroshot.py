@@ -19,9 +19,12 @@ trade-dst's test reader does with ``--except_domain D`` (``utils/utils_multiWOZ_
   accuracy's N is the number of D's slots in the corpus slot list (TRADE:
   ``len(slot_temp)``, 10 for hotel).
 
-The domain is part of the signature (``zero-shot:hotel``). It is applied to the
-:class:`~dst_eval.alignment.Alignment` before the profile scores it, so every metric
-(JGA, slot accuracy, F1, ...) is the zero-shot number. The ``strict`` and ``trade``
+The domain is part of the signature (``zero-shot:hotel``). The alignment is made on the
+dialogues involving D alone (so the coverage check, ``--strict`` and the missing-dialogue
+warnings count only the dialogues the protocol scores: a file of exactly D's dialogues
+is complete, one covering none of them exits 3; predictions for the other dialogues are
+not scored and not checked), and restricted to D's slots before the profile scores it, so
+every metric (JGA, slot accuracy, F1, ...) is the zero-shot number. The ``strict`` and ``trade``
 profiles take it (``trade`` restricts the gold it rebuilds as trade-dst does: the numbers
 of ``--except_domain D``); the other compatibility profiles rebuild their anchor's own
 gold, which would not see the restriction (a usage error, exit 2).
@@ -86,18 +89,29 @@ def _pred_turn(pred, keep: Callable[[str], bool], domain: str,
     return _replace(pred, **changes)
 
 
-def restrict(alignment: Alignment, domain: str, domain_of: Callable[[str], str]) -> Alignment:
-    """The alignment restricted to ``domain`` under the zero-shot protocol (module docstring).
+def scored_dialogues(gold: GoldSet, domain: str, domain_of: Callable[[str], str]) -> set[str]:
+    """The ids of the gold dialogues the protocol scores: those involving ``domain``. The
+    alignment is made on these alone (:func:`dst_eval.alignment.align` ``scored``), so the
+    coverage check, ``--strict`` and the missing warnings see only them.
 
     A domain no gold dialogue involves is a :class:`UsageError` naming the known ones.
     """
-    gold = alignment.gold
     involved = {d.dialogue_id for d in gold.dialogues if domain in dialogue_domains(d, domain_of)}
     if not involved:
         known = sorted(set().union(*(dialogue_domains(d, domain_of) for d in gold.dialogues)))
         raise UsageError(f"--zero-shot-domain {domain}: no dialogue of {gold.corpus}"
                          f"{'/' + gold.split if gold.split else ''} involves it (domains: "
                          f"{', '.join(known) or 'none'})")
+    return involved
+
+
+def restrict(alignment: Alignment, domain: str, domain_of: Callable[[str], str]) -> Alignment:
+    """The alignment restricted to ``domain`` under the zero-shot protocol (module docstring):
+    its dialogues that involve ``domain`` (all of them when it was aligned on
+    :func:`scored_dialogues`), only ``domain``'s slots.
+    """
+    gold = alignment.gold
+    involved = scored_dialogues(gold, domain, domain_of)
 
     def keep(key: str) -> bool:
         return domain_of(key) == domain
@@ -118,8 +132,8 @@ def restrict(alignment: Alignment, domain: str, domain_of: Callable[[str], str])
         n_missing_turns=sum(p is None for _, p in pairs))
 
 
-def note(alignment: Alignment, restricted: Alignment, domain: str) -> str:
+def note(gold: GoldSet, restricted: Alignment, domain: str) -> str:
     return (f"zero-shot {domain}: {len(restricted.gold.dialogues)} of "
-            f"{len(alignment.gold.dialogues)} dialogues (those involving {domain}), "
+            f"{len(gold.dialogues)} dialogues (those involving {domain}), "
             f"{restricted.n_turns} turns, only {domain} slots "
             f"({len(restricted.gold.slots)} in the slot list)")

@@ -103,11 +103,49 @@ POLICIES: dict[str, tuple[str, ...]] = {
 
 _VERSION = re.compile(r"-v(\d+)\s*$")
 
+_WHITESPACE_RULES = frozenset({"strip", "collapse-space", "lower", "despace",
+                               "multi-value-sort"})
+KEEPS_DONE: dict[str, frozenset[str]] = {
+    "strip": _WHITESPACE_RULES, "collapse-space": _WHITESPACE_RULES,
+    "lower": _WHITESPACE_RULES, "despace": _WHITESPACE_RULES,
+    "nfkc": frozenset({"nfkc", "strip"}),
+    "multi-value-sort": frozenset({"strip", "collapse-space", "despace", "multi-value-sort"}),
+}
+"""``{rule: the rules that leave its output as it is}``: a value the rule has made (a fixed
+point of it: every rule is idempotent) stays one through these, so applying the rule again
+after them changes nothing. ``strip``, ``collapse-space``, ``lower`` and ``despace`` make
+no whitespace and no upper case (``str.lower`` maps no character to whitespace and is
+idempotent), and ``multi-value-sort`` joins its parts with one space. ``nfkc`` can make
+whitespace and upper case (U+00A8 becomes a space and a mark, U+210C becomes ``H``), so it
+keeps no other rule's output; ``lower`` can reorder sorted parts (``B a``); removing inner
+whitespace can let characters compose under NFKC, so only ``strip`` (nothing before or
+after the removed ends to compose with) keeps NFKC's output."""
+
+
+def _check_repeats(rules: list[str]) -> None:
+    """A ``ValueError`` when a rule is given again after a rule that can change its output
+    (``lower+nfkc+lower``): applied as written it could differ from applying it once, and a
+    normaliser applies each rule once. A repeat that cannot differ (``basic+lower``,
+    ``nfkc+basic``) is accepted and applied once."""
+    applied: list[str] = []  # the rules that act: a repeat accepted here does nothing
+    for rule in rules:
+        if rule in applied:
+            between = [r for r in applied[applied.index(rule) + 1:]
+                       if r not in KEEPS_DONE[rule]]
+            if between:
+                raise ValueError(
+                    f"rule {rule!r} comes again after {between[0]!r}, which can change its "
+                    "result; a policy applies each rule once: name each rule once, in the "
+                    "order to apply them")
+        else:
+            applied.append(rule)
+
 
 def policy_rules(policy: str) -> tuple[str, ...]:
     """Expand a policy name (``"nfkc+despace"``) into its ordered rule names. The name may
     end in the rule-table version its signature prints (``"basic-v1"``); another version
-    than :data:`RULE_TABLE_VERSION` is a ``ValueError`` (its rules may differ)."""
+    than :data:`RULE_TABLE_VERSION` is a ``ValueError`` (its rules may differ), and so is a
+    rule repeated after one that can change its output (:func:`_check_repeats`)."""
     version = _VERSION.search(policy)
     if version:
         if int(version.group(1)) != RULE_TABLE_VERSION:
@@ -115,7 +153,7 @@ def policy_rules(policy: str) -> tuple[str, ...]:
                              f"v{int(version.group(1))}; this version implements rule table "
                              f"v{RULE_TABLE_VERSION} only")
         policy = policy[:version.start()]
-    rules: list[str] = []
+    written: list[str] = []
     for part in policy.split("+"):
         part = part.strip()
         if part in POLICIES:
@@ -125,10 +163,9 @@ def policy_rules(policy: str) -> tuple[str, ...]:
         else:
             known = ", ".join(sorted(set(POLICIES) | set(RULES)))
             raise ValueError(f"unknown normalisation policy or rule {part!r} (known: {known})")
-        for rule in expanded:
-            if rule not in rules:
-                rules.append(rule)
-    return tuple(rules)
+        written.extend(expanded)
+    _check_repeats(written)
+    return tuple(dict.fromkeys(written))  # a repeat kept above changes nothing: once each
 
 
 def policy_name(rules: tuple[str, ...]) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -157,6 +159,58 @@ def test_spellings_of_one_rule_list_sign_alike():
     assert "norm:basic-v1" in str(basic.signature)
     assert "norm:exact-v1" in str(runs["exact"].signature)
     assert "norm:lower+strip-v1" in str(runs["lower+strip"].signature)
+
+
+_WRITTEN = {  # the rules as written, by hand (metrics/normalization.py's table)
+    "strip": str.strip, "collapse-space": lambda v: re.sub(r"\s+", " ", v), "lower": str.lower,
+    "despace": lambda v: re.sub(r"\s+", "", v),
+    "nfkc": lambda v: unicodedata.normalize("NFKC", v)}
+_NAMED = {"basic": ("strip", "collapse-space", "lower"), "nfkc": ("nfkc", "strip")}
+_TRICKY = ("\u210c", "\u00a8x", "x\u00a8", " \u00a8", "e \u0301", " B  a ", "\uff21\u3000\uff22")
+
+
+def _written_rules(policy: str) -> list[str]:
+    return [rule for part in policy.split("+") for rule in _NAMED.get(part, (part,))]
+
+
+def _apply(rules: list[str], value: str) -> str:
+    for rule in rules:
+        value = _WRITTEN[rule](value)
+    return value
+
+
+@pytest.mark.parametrize(("policy", "rule", "after"), [
+    ("lower+nfkc+lower", "lower", "nfkc"), ("basic+nfkc", "strip", "nfkc"),
+    ("nfkc+despace+nfkc", "nfkc", "despace"), ("despace+nfkc+despace", "despace", "nfkc")])
+def test_a_rule_repeated_after_one_that_changes_its_result_is_refused(policy, rule, after,
+                                                                      capsys):
+    """Applied as written, these lists give another value than with the repeat dropped
+    (which dst-eval used to do silently: ``lower+nfkc+lower`` turned U+210C into ``H``, not
+    the gold's ``h``): a usage error naming the rule, exit 2, before any file is read."""
+    rules = _written_rules(policy)
+    once = [r for i, r in enumerate(rules) if r not in rules[:i]]
+    assert any(_apply(rules, v) != _apply(once, v) for v in _TRICKY)
+    with pytest.raises(UsageError, match=f"rule '{rule}' comes again after '{after}'"):
+        EvalOptions(normalisation=policy)
+    assert main([str(PREDICTIONS), "--gold", "/nonexistent", "--norm", policy]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"rule '{rule}' comes again after '{after}'" in err
+    from dst_eval.metrics import joint_goal_accuracy
+
+    with pytest.raises(ValueError, match=f"rule '{rule}' comes again"):
+        joint_goal_accuracy([{"a-b": "h"}], [{"a-b": "\u210c"}], norm=policy)
+
+
+@pytest.mark.parametrize("policy", ["basic+lower", "nfkc+basic", "nfkc+nfkc", "basic+basic",
+                                    "lower+strip+lower", "nfkc+strip"])
+def test_a_repeat_that_cannot_change_the_result_is_applied_once(policy):
+    """Each accepted repeat is a no-op where it stands: the normaliser (each rule once)
+    gives the value of the rules applied as written."""
+    from dst_eval.normalize import Normalizer
+
+    norm = Normalizer(policy)
+    for value in _TRICKY:
+        assert norm("a-b", value) == _apply(_written_rules(policy), value), (policy, value)
 
 
 def test_norm_accepts_the_name_its_signature_prints(capsys):

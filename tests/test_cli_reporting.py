@@ -444,3 +444,23 @@ def test_a_narrow_terminal_never_cuts_names_or_numbers():
                         None)
             assert line is not None and line.count("(μ = ") == 2 and line.count(")") >= 2, (
                 columns, name, line)
+
+
+def test_by_seen_without_a_training_schema_is_noted(tmp_path):
+    """``--by seen`` needs ``train/schema.json``: without it there are no groups and a note
+    says why (it used to say nothing); with one naming Cafes_1 only, both groups are there
+    and the seen group holds exactly Cafes_1's slots."""
+    alone = evaluate(SGD / "predictions.json", gold=SGD, by=("seen",))
+    assert not [g for g in alone.groups if g.startswith("seen:")]
+    assert any(n.startswith("--by seen: no seen/unseen groups") for n in alone.notes)
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "train").mkdir()
+    for name in ("dialogues_001.json", "schema.json"):
+        (tmp_path / "dev" / name).write_bytes((SGD / name).read_bytes())
+    schema = json.loads((SGD / "schema.json").read_text(encoding="utf-8"))
+    (tmp_path / "train" / "schema.json").write_text(
+        json.dumps([s for s in schema if s["service_name"] == "Cafes_1"]), encoding="utf-8")
+    seen = evaluate(SGD / "predictions.json", gold=tmp_path / "dev", by=("seen", "service"))
+    assert {g for g in seen.groups if g.startswith("seen:")} == {"seen:seen", "seen:unseen"}
+    assert seen.groups["seen:seen"] == seen.groups["service:Cafes_1"]
+    assert not any(n.startswith("--by seen") for n in seen.notes)

@@ -157,3 +157,19 @@ def test_sgd_keys_that_match_only_ignoring_case_are_not_found(sgd_case, tmp_path
         assert result.official[name] == pytest.approx(value, abs=1e-12), name
     strict = evaluate(path, gold=folder, profile="strict")
     assert strict.scores["slot_recall"] > recall  # strict reads the other spellings
+
+
+def test_dontcare_and_norm_are_named_as_not_applying(gold_samples):
+    """ConvLab-3's evaluator has neither option (dontcare is a value, values lose their
+    whitespace and case): the numbers and signature stay, and a note says so, as the other
+    compatibility profiles do (it used to say nothing)."""
+    gold = gold_samples / "multiwoz22"
+    base = evaluate(gold / "predictions.json", gold=gold, profile="convlab")
+    asked = evaluate(gold / "predictions.json", gold=gold, profile="convlab",
+                     dontcare="ignore", normalisation="exact")
+    assert asked.scores == base.scores and str(asked.signature) == str(base.signature)
+    assert "dontcare:" not in str(asked.signature)
+    new = [n for n in asked.notes if n not in base.notes]
+    assert len(new) == 2
+    assert new[0].endswith("--dontcare ignore does not apply")
+    assert new[1].endswith("--normalisation exact does not apply")

@@ -345,3 +345,22 @@ def test_a_file_name_that_is_not_utf8_is_an_invalid_submission(small):  # noqa: 
     reasons = {i["file"]: i["reason"] for i in data["invalid"]}
     assert set(reasons) == {"p\\udcff.json", "team.json"}
     assert all("not UTF-8" in reason for reason in reasons.values())
+
+
+def test_a_board_without_statistics_claims_no_resampling_and_names_ignored_options(small):  # noqa: F811 - fixture
+    """convlab keeps no per-turn statistics (the CLI refuses --bootstrap with it): its board
+    has no interval, so its signature names no bs:/seed: (it used to sign bs:200|seed:7);
+    options the profile does not apply are noted, as on the CLI."""
+    text = small.config.read_text().replace("[leaderboard]\n",
+                                            '[leaderboard]\nprofile = "convlab"\n', 1)
+    small.config.write_text(text + '[leaderboard.options]\ndontcare = "ignore"\n'
+                            'normalisation = "exact"\n')  # the table is the file's last
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--no-cache")
+    data = json.loads((small.out / "leaderboard.json").read_bytes())
+    assert code == 0 and len(data["rows"]) == 3
+    assert "|profile:convlab|" in data["signature"]
+    assert "|bs:" not in data["signature"] and "|seed:" not in data["signature"]
+    assert all(ci is None for row in data["rows"] for ci in row["ci"].values())
+    assert "bootstrap resamples" not in (small.out / "leaderboard.md").read_text()
+    assert any(n.endswith("--dontcare ignore does not apply") for n in data["notes"])
+    assert any(n.endswith("--normalisation exact does not apply") for n in data["notes"])

@@ -935,3 +935,36 @@ def test_richness_follows_the_gold_order_except_under_mwzeval(gold: ResponseGold
             assert richness[key] == pytest.approx(expected[key], abs=1e-12), key
     mwzeval_shuffled = score_responses(gold, shuffled, compat=True, missing="skip")
     assert mwzeval_shuffled["richness"]["msttr"] != pytest.approx(expected["msttr"], abs=1e-6)
+
+
+def test_goals_option_on_data_json_gold_is_named_as_unused(mwz21_dir: Path,
+                                                          tmp_path: Path) -> None:
+    """data.json gold (2.0/2.1/2.4) carries its own goals: ``--goals`` is not read, so a
+    goals file with every goal emptied changes nothing, and a note says the gold's goals
+    are used (it used to say nothing)."""
+    import zipfile
+
+    from dst_eval import evaluate
+
+    with zipfile.ZipFile(mwz21_dir / "test.json.zip") as archive:
+        raw = json.loads(archive.read("test.json"))
+    sub = {k: raw[k] for k in sorted(raw)[:5]}
+    (tmp_path / "test.json").write_text(json.dumps(sub), encoding="utf-8")
+    emptied = {k: {**v, "goal": {d: {} if isinstance(g, dict) else g
+                                 for d, g in v["goal"].items()}} for k, v in sub.items()}
+    (tmp_path / "goals.json").write_text(json.dumps(emptied), encoding="utf-8")
+    system = json.loads((mwz21_dir.parent.parent / "reference" / "mwzeval" / "predictions"
+                         / "augpt.json").read_text(encoding="utf-8"))
+    preds = {k: [{"response": t["response"]} for t in system[k.lower()]] for k in sub}
+    kwargs = {"gold": tmp_path / "test.json", "corpus": "multiwoz21", "db": mwz21_dir / "db"}
+    base = evaluate(preds, **kwargs)
+    asked = evaluate(preds, goals=tmp_path / "goals.json", **kwargs)
+    assert base.scores["inform"] > 0 and base.scores["bleu"] > 0
+    (tmp_path / "emptied").mkdir()  # had the emptied goals been read, inform would differ
+    (tmp_path / "emptied" / "test.json").write_text(json.dumps(emptied), encoding="utf-8")
+    used = evaluate(preds, **{**kwargs, "gold": tmp_path / "emptied" / "test.json"})
+    assert used.scores["inform"] != base.scores["inform"]
+    assert asked.scores == base.scores and str(asked.signature) == str(base.signature)
+    assert [n for n in asked.notes if n not in base.notes] == [
+        "--goals is not used: the multiwoz21 gold (data.json) has its own user goals, and "
+        "those are used"]

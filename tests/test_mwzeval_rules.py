@@ -244,3 +244,24 @@ def test_normalize_state_twice_is_stable() -> None:
     assert normalize_state(once) == once == {
         "restaurant": {"name": "nandos", "food": "british", "time": "19:00"}
     }
+
+
+def test_the_rules_option_outside_the_mwzeval_profile_is_noted(gold_samples) -> None:
+    """Only the mwzeval profile reads mwzeval's rule tables: elsewhere ``--mwzeval-rules``
+    changes nothing and a note says it does not apply (it used to say nothing)."""
+    from dst_eval import evaluate
+
+    for corpus, profile in (("multiwoz22", "strict"), ("sgd", "sgd-official")):
+        gold = gold_samples / corpus
+        base = evaluate(gold / "predictions.json", gold=gold, profile=profile)
+        asked = evaluate(gold / "predictions.json", gold=gold, profile=profile,
+                         mwzeval_rules="cd3f0ee")
+        assert asked.scores == base.scores and str(asked.signature) == str(base.signature)
+        assert [n for n in asked.notes if n not in base.notes] == [
+            f"the {profile} profile does not use mwzeval's rule tables; --mwzeval-rules "
+            "cd3f0ee applies to the mwzeval profile only"]
+    gold = gold_samples / "multiwoz22"
+    mwzeval = evaluate(gold / "predictions.json", gold=gold, profile="mwzeval",
+                       mwzeval_rules="cd3f0ee")
+    assert not any("--mwzeval-rules" in n for n in mwzeval.notes)
+    assert f"norm:{RULES_VERSION_CD3F0EE}" in str(mwzeval.signature)

@@ -19,7 +19,7 @@ import pytest
 
 from dst_eval import evaluate
 from dst_eval.corpora import load_gold
-from dst_eval.errors import UsageError
+from dst_eval.errors import CoverageError, PredictionError, UsageError
 
 TEST_ZIP = "corpora/multiwoz21/test.json.zip"
 IGNORE_KEYS_IN_GOAL = ("eod", "topic", "messageLen", "message")  # trade-dst create_data.py
@@ -111,3 +111,46 @@ def test_a_domain_no_dialogue_involves_is_a_usage_error(gold, shared_dir, tmp_pa
                           "--no-report"], capture_output=True, text=True, check=False)
     assert run.returncode == 2, run.stderr
     assert "hotel" in run.stderr and run.stderr.count("\n") == 1
+
+
+def _only(preds, ids):
+    return {d: turns for d, turns in preds.items() if d in ids}
+
+
+def test_checks_count_only_the_scored_dialogues(gold, raw, shared_dir, tmp_path):
+    """Coverage, --strict and the missing warning see the dialogues the protocol scores
+    (the 394 goal-hotel ones, counted from the raw JSON), not the whole split."""
+    hotel = _goal_dialogues(raw, "hotel")
+    others = set(raw) - hotel
+    oracle = _states(gold, lambda d, t, s: s)
+    # TRADE's --except_domain hotel decodes only these: complete at the default settings
+    exact = evaluate(_only(oracle, hotel), gold=gold, zero_shot_domain="hotel")
+    assert exact.scores["joint_goal_accuracy"] == 1.0
+    assert exact.coverage["missing_dialogues"] == 0
+    assert not [i for i in exact.issues if i.kind == "missing_dialogues"]
+    assert "min-coverage" not in str(exact.signature)
+    # a file covering none of them is the wrong file (exit 3), whatever else it covers
+    with pytest.raises(CoverageError, match="0 of 394 dialogues of multiwoz21/test involving"):
+        evaluate(_only(oracle, others), gold=gold, zero_shot_domain="hotel")
+    with pytest.raises(CoverageError):
+        evaluate(_only(oracle, others), gold=gold, zero_shot_domain="hotel", missing="skip")
+    # --strict: a dialogue the protocol does not score may be absent; a scored one may not
+    one_other, one_hotel = sorted(others)[0], sorted(hotel)[0]
+    assert evaluate(_only(oracle, set(raw) - {one_other}), gold=gold, strict=True,
+                    zero_shot_domain="hotel").scores["joint_goal_accuracy"] == 1.0
+    with pytest.raises(PredictionError, match="1 of 394 gold dialogues have no prediction"):
+        evaluate(_only(oracle, set(raw) - {one_hotel}), gold=gold, strict=True,
+                 zero_shot_domain="hotel")
+    # the warning counts the scored dialogues that are missing: 394 - 30
+    part = _only(oracle, set(sorted(hotel)[:30]) | set(sorted(others)[:30]))
+    result = evaluate(part, gold=gold, zero_shot_domain="hotel", min_coverage=0)
+    warning = [i.message for i in result.issues if i.kind == "missing_dialogues"]
+    assert len(warning) == 1 and warning[0].startswith("364 of 394 gold dialogues")
+    assert result.coverage["missing_dialogues"] == 364
+    path = tmp_path / "hotel.json"
+    path.write_text(json.dumps(_only(oracle, hotel)), encoding="utf-8")
+    for command in ([str(path), "--no-report"], ["compare", str(path), str(path), "--n", "20"]):
+        run = subprocess.run([sys.executable, "-m", "dst_eval", *command, "--gold",
+                              str(shared_dir / TEST_ZIP), "--zero-shot-domain", "hotel", "-q"],
+                             capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run.stderr

@@ -255,7 +255,9 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
     add_statistics(rows, config)
-    signature = board_signature(rows, {"bs": str(config.bootstrap), "seed": str(config.seed)})
+    resampled = any(row.intervals for row in rows)  # else no interval, test or rank interval
+    signature = board_signature(rows, {"bs": str(config.bootstrap), "seed": str(config.seed)}
+                                if resampled else {})
     for row in rows:
         row.warnings = [_relative_text(w, roots) for w in row.warnings]
     notes = _shared_notes(rows) + _statistics_notes(rows, config)
@@ -264,7 +266,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
 
 
 def board_signature(rows: list[Row], fields: Mapping[str, str]) -> str:
-    """The rows' common signature plus the bootstrap fields. Submissions without states
+    """The rows' common signature plus the bootstrap fields (none when no resampling ran:
+    no shown metric keeps per-dialogue statistics). Submissions without states
     lack the DST fields of the others, so the fields are the union, in order, starting
     from the row with the most."""
     if not rows:

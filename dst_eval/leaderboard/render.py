@@ -110,11 +110,14 @@ def md(text: str) -> str:
 def legend(data: Mapping[str, Any]) -> list[str]:
     stats, metric = data["statistics"], data["ranking_metric"]
     level = f"{100 * stats['level']:.0f} %"
+    resampled = any(row["ci"].get(m) for row in data["rows"] for m in data["columns"])
     return [
         f"Ranked by `{metric}` ({'higher' if data['higher_is_better'] else 'lower'} is "
-        f"better); equal scores share a rank. [low, high]: {level} interval of the score; "
-        f"rank interval: {level} interval of the rank; both from {stats['resamples']} "
-        f"bootstrap resamples of whole dialogues (seed {stats['seed']}).",
+        "better); equal scores share a rank." + (
+            f" [low, high]: {level} interval of the score; rank interval: {level} interval of "
+            f"the rank; both from {stats['resamples']} bootstrap resamples of whole dialogues "
+            f"(seed {stats['seed']})." if resampled else " No resampling (no shown metric "
+            "keeps per-dialogue statistics): no intervals and no tests."),
         f"† not significantly different from rank 1 on `{metric}` (paired bootstrap over "
         f"dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. Each score "
         f"column names its unit ({SCALE_NOTE}). Coverage (%): share of gold turns predicted.",

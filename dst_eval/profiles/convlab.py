@@ -122,6 +122,14 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     per_turn = {"dialogue_id": ids, "turn_index": [t.turn_index for t, _ in
                                                    scored_pairs(alignment, options)]}
     per_turn.update(table.columns)
+    notes = ["convlab profile: predictions hedged with '|' score as correct when any piece "
+             "matches (ConvLab-3 behaviour); the strict profile scores them as wrong"]
+    if options.dontcare != "value":
+        notes.append("the convlab profile scores dontcare as an ordinary value, as ConvLab-3 "
+                     f"does; --dontcare {options.dontcare} does not apply")
+    if options.normalisation is not None:
+        notes.append(f"the convlab profile always uses ConvLab-3's normalisation ({NORMALISATION}"
+                     f"); --normalisation {options.normalisation} does not apply")
     return (result or Result()).add(
         scores={"joint_goal_accuracy": accuracy, "slot_precision": precision,
                 "slot_recall": recall, "slot_f1": f1},
@@ -131,6 +139,5 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         official=official,
         per_turn=per_turn,
         counts={"turns": len(ids)},
-        notes=["convlab profile: predictions hedged with '|' score as correct when any piece "
-               "matches (ConvLab-3 behaviour); the strict profile scores them as wrong"],
+        notes=notes,
     )

@@ -272,6 +272,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         notes.append("active_intent_accuracy: n/a (no intents in the gold or the predictions)")
     if not with_requested:
         notes.append("requested_slots_*: n/a (no requested slots in the gold or the predictions)")
+    if "seen" in options.by and gold_set.seen_services is None:
+        notes.append("--by seen: no seen/unseen groups (the gold has no training schema, "
+                     "train/schema.json, to tell seen services from unseen ones)")
     return (result or Result()).add(
         scores=scores,
         signature_fields={"norm": norm.signature, "match": "exact-any-variant",

@@ -80,6 +80,10 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     gold = alignment.gold
     data: Path | None = None
     has_goals = corpus_config(gold.corpus).name == "multiwoz21"  # data.json: 2.0 / 2.1 / 2.4
+    if has_goals and resources.goals is not None:
+        target = (target or Result()).add(notes=[
+            f"--goals is not used: the {gold.corpus} gold (data.json) has its own user goals, "
+            "and those are used"])
     if not has_goals and resources.goals is not None:
         data = Path(resources.goals)
     elif not has_goals:

@@ -25,6 +25,7 @@ from pathlib import Path
 import dst_eval.metrics as M
 import pytest
 import sacrebleu
+from helpers import function_scores
 from metrics_fixture import MWOZ21_TEST, corrupt
 
 from dst_eval import evaluate, metric_options
@@ -76,40 +77,6 @@ def mwoz21(shared_dir, tmp_path_factory):
     return gold_set, ids, gold_variants, surfaced, result
 
 
-def _function_scores(gold: list, pred: list, ids: list[str], n_slots: int, **options
-                     ) -> dict[str, float]:
-    """Every DST number of the CLI, computed by the metric functions."""
-    expected = {
-        "joint_goal_accuracy": M.joint_goal_accuracy(gold, pred, **options),
-        "slot_accuracy": M.slot_accuracy(gold, pred, slots=range(n_slots), **options),
-        "slot_f1": M.slot_f1(gold, pred, **options),
-        "slot_f1_turn_macro": M.slot_f1_turn_macro(gold, pred, **options),
-        "average_goal_accuracy": M.average_goal_accuracy(gold, pred, **options),
-        "improved_average_goal_accuracy":
-            M.improved_average_goal_accuracy(gold, pred, **options),
-        "relative_slot_accuracy": M.relative_slot_accuracy(gold, pred, **options),
-        "relative_slot_accuracy_micro":
-            M.relative_slot_accuracy(gold, pred, average="micro", **options),
-        "turn_accuracy": M.turn_accuracy(gold, pred, dialogue_ids=ids, **options),
-        "final_turn_joint_goal_accuracy":
-            M.final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options),
-        "granular_change_accuracy":
-            M.granular_change_accuracy(gold, pred, dialogue_ids=ids, **options),
-    }
-    p, r, f = M.slot_precision_recall_f1(gold, pred, **options)
-    expected.update(slot_precision=p, slot_recall=r)
-    assert f == expected["slot_f1"]
-    for lam, value in M.flexible_goal_accuracy(gold, pred, dialogue_ids=ids,
-                                               **options).items():
-        expected[f"flexible_goal_accuracy@{lam:g}"] = value
-    per_domain, mean = M.per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids,
-                                                        **options)
-    expected["domain_joint_goal_accuracy_mean"] = mean
-    for domain, value in per_domain.items():
-        expected[f"domain_joint_goal_accuracy:{domain}"] = value
-    return expected
-
-
 def _assert_all_equal(scores: dict[str, float], expected: dict[str, float]) -> None:
     for name, value in expected.items():
         assert scores[name] == pytest.approx(value, abs=1e-12), name
@@ -127,7 +94,7 @@ def test_every_dst_metric_function_equals_the_cli(mwoz21):
     n_slots = result.counts["slots_in_list"]
     assert n_slots == 30
     options = metric_options("multiwoz21")
-    expected = _function_scores(gold, pred, ids, n_slots, **options)
+    expected = function_scores(gold, pred, ids, n_slots, **options)
     assert {k.partition(":")[2] for k in expected if ":" in k} >= {
         "attraction", "hotel", "restaurant", "taxi", "train"}
     _assert_all_equal(scores, expected)
@@ -154,7 +121,7 @@ def test_every_dst_metric_function_equals_the_cli_on_sgd(shared_dir, tmp_path):
                             + "\n" for i, t, state in zip(ids, turn_numbers, pred, strict=True)))
     result = evaluate(path, gold=gold_set)
     options = metric_options("sgd")
-    expected = _function_scores(gold, pred, ids, result.counts["slots_in_list"], **options)
+    expected = function_scores(gold, pred, ids, result.counts["slots_in_list"], **options)
     _assert_all_equal(result.scores, expected)
     # the defaults (MultiWOZ's unset words) would drop the gold's None values
     assert M.slot_precision_recall_f1(gold, pred)[1] != result.scores["slot_recall"]

@@ -21,42 +21,13 @@ from pathlib import Path
 import dst_eval.metrics as M
 import numpy as np
 import pytest
+from helpers import function_scores
 
 from dst_eval import evaluate, metric_options
 from dst_eval.corpora import load_gold
 
 ROOT = Path(__file__).resolve().parent.parent
 CROSSWOZ = ROOT / "gold_samples" / "crosswoz"
-
-
-def _dst_scores(gold: list, pred: list, ids: list[str], n_slots: int, **options
-                ) -> dict[str, float]:
-    """Every strict-profile DST number, from the metric functions."""
-    scores = {
-        "joint_goal_accuracy": M.joint_goal_accuracy(gold, pred, **options),
-        "slot_accuracy": M.slot_accuracy(gold, pred, slots=range(n_slots), **options),
-        "slot_f1_turn_macro": M.slot_f1_turn_macro(gold, pred, **options),
-        "average_goal_accuracy": M.average_goal_accuracy(gold, pred, **options),
-        "improved_average_goal_accuracy":
-            M.improved_average_goal_accuracy(gold, pred, **options),
-        "relative_slot_accuracy": M.relative_slot_accuracy(gold, pred, **options),
-        "relative_slot_accuracy_micro":
-            M.relative_slot_accuracy(gold, pred, average="micro", **options),
-        "turn_accuracy": M.turn_accuracy(gold, pred, dialogue_ids=ids, **options),
-        "final_turn_joint_goal_accuracy":
-            M.final_turn_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options),
-        "granular_change_accuracy":
-            M.granular_change_accuracy(gold, pred, dialogue_ids=ids, **options),
-    }
-    p, r, f = M.slot_precision_recall_f1(gold, pred, **options)
-    scores.update(slot_precision=p, slot_recall=r, slot_f1=f)
-    for lam, value in M.flexible_goal_accuracy(gold, pred, dialogue_ids=ids,
-                                               **options).items():
-        scores[f"flexible_goal_accuracy@{lam:g}"] = value
-    per_domain, mean = M.per_domain_joint_goal_accuracy(gold, pred, dialogue_ids=ids, **options)
-    scores["domain_joint_goal_accuracy_mean"] = mean
-    scores.update({f"domain_joint_goal_accuracy:{d}": v for d, v in per_domain.items()})
-    return scores
 
 
 def test_none_prediction_is_the_cli_missing_wrong_number():
@@ -80,7 +51,7 @@ def test_none_prediction_is_the_cli_missing_wrong_number():
     options = metric_options("crosswoz")
     n_slots = wrong.counts["slots_in_list"]
     for pred, result in ((as_none, wrong), (as_empty, empty)):
-        scores = _dst_scores(gold, pred, ids, n_slots, **options)
+        scores = function_scores(gold, pred, ids, n_slots, **options)
         for name, value in scores.items():
             assert result.scores[name] == pytest.approx(value, abs=1e-12), name
         assert set(result.scores) - set(scores) <= {

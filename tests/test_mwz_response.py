@@ -805,25 +805,11 @@ def test_mwz22_dialog_acts_are_in_the_signature(shared_dir: Path, mwz21_dir: Pat
     over "133" delexicalises the first reference, so the BLEU drops."""
     from dst_eval import evaluate
 
-    folder = tmp_path / "mwz22"
-    (folder / "test").mkdir(parents=True)
-    source = shared_dir / "corpora" / "multiwoz22"
-    dialogues = json.loads((source / "test" / "dialogues_001.json").read_text("utf-8"))
-    (folder / "test" / "dialogues_001.json").write_text(json.dumps(dialogues), "utf-8")
-    (folder / "schema.json").write_bytes((source / "schema.json").read_bytes())
-    dialogue = dialogues[0]
-    system = [t for t in dialogue["turns"] if t["speaker"] == "SYSTEM"]
-    assert system[0]["utterance"].startswith("I have 133 trains")
-    key = dialogue["dialogue_id"].lower().removesuffix(".json")
-    (tmp_path / "pred.json").write_text(json.dumps(
-        {key: [{"response": t["utterance"]} for t in system]}), "utf-8")
+    root, dialogue, system = _mwz22_root(shared_dir, tmp_path)
 
     def run(first_spans: list) -> tuple[float, str]:
-        acts = {t["turn_id"]: {"span_info": []} for t in dialogue["turns"]}
-        acts[system[0]["turn_id"]] = {"span_info": first_spans}
-        (folder / "dialog_acts.json").write_text(
-            json.dumps({dialogue["dialogue_id"]: acts}), "utf-8")
-        result = evaluate(tmp_path / "pred.json", gold=folder / "test", corpus="multiwoz22",
+        _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"], first_spans)
+        result = evaluate(tmp_path / "pred.json", gold=root / "test", corpus="multiwoz22",
                           goals=mwz21_dir / "test.json.zip", db=mwz21_dir / "db",
                           metrics=("bleu",))
         return result.scores["bleu"], result.signature.as_dict()["res"]

@@ -47,7 +47,8 @@ def add_inputs(parser: argparse.ArgumentParser, *, many: bool = False) -> None:
                                          "the other data.json releases), sgd, crosswoz, "
                                          "risawoz, jmultiwoz (detected from --gold when "
                                          "omitted)")
-    parser.add_argument("--split", help="split to use when --gold is a corpus root (dev, test)")
+    parser.add_argument("--split",
+                        help="split to use when --gold is a corpus root (train, dev, test)")
     parser.add_argument("--pred-format", metavar="FORMAT",
                         help=f"prediction format: {', '.join(PRED_FORMATS)} (detected when "
                              "omitted)")

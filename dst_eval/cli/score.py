@@ -52,7 +52,7 @@ examples:
 scales: JSON and CSV hold fractions in [0, 1]; the table, text, markdown and -b show them
   as percentages; BLEU and combined are in points (0-100); counts are integers.
 profiles: strict (default), sgd-official, sgd-official-multiwoz, mwzeval, convlab,
-  trade (MultiWOZ 2.0/2.1, CrossWOZ), trippy (TripPy pred_res files on MultiWOZ 2.0/2.1),
+  trade (MultiWOZ 2.0/2.1/2.2, CrossWOZ), trippy (TripPy pred_res files on MultiWOZ 2.0/2.1),
   official (JMultiWOZ).  exit codes: 0 ok, 2 usage,
   3 invalid predictions, 4 gold data problem.
 environment: OPENBLAS_NUM_THREADS / MKL_NUM_THREADS (default 1 in this command),

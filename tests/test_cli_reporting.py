@@ -180,6 +180,43 @@ def test_output_and_report_through_a_symlink_are_one_file(capsys, tmp_path):
     assert (tmp_path / "o1.txt").read_text("utf-8") == "kept"
 
 
+def test_hard_links_are_one_file(capsys, tmp_path):
+    """A hard link is another name of one file: ``-o`` naming a hard link of the predictions
+    (or of a file in a predictions folder, or of a gold file), and ``-o``/``--report``
+    naming two links of one file, are the usage errors their one spelling gives; the
+    predictions used to be overwritten with the table, exit 0."""
+    import shutil
+
+    predictions = tmp_path / "p.json"
+    shutil.copy(MWZ22 / "predictions.json", predictions)
+    os.link(predictions, tmp_path / "hl.json")
+    before = predictions.read_bytes()
+    code, out, err = run(capsys, predictions, "--gold", MWZ22, "-q", "-o", tmp_path / "hl.json")
+    assert code == 2 and "would write over or into the input" in err, err
+    (tmp_path / "o2.txt").write_text("kept", "utf-8")
+    os.link(tmp_path / "o2.txt", tmp_path / "h2.txt")
+    code, out, err = run(capsys, predictions, "--gold", MWZ22, "-q", "-o", tmp_path / "o2.txt",
+                         "--report", tmp_path / "h2.txt")
+    assert code == 2 and "--output and --report name the same file" in err, err
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(MWZ22 / "predictions.json", folder / "p.json")
+    os.link(folder / "p.json", tmp_path / "outside.json")
+    code, out, err = run(capsys, folder / "p.json", "--gold", MWZ22, "-q", "-o",
+                         tmp_path / "outside.json")
+    assert code == 2, err
+    mwz21 = ROOT / "gold_samples" / "multiwoz21"
+    gold = tmp_path / "gold"
+    shutil.copytree(mwz21, gold)
+    os.link(gold / "testListFile", tmp_path / "list.txt")  # read by the loader, not given
+    code, out, err = run(capsys, mwz21 / "predictions.json", "--gold", gold / "data.json",
+                         "--split", "test", "-q", "-o", tmp_path / "list.txt")
+    assert code == 2 and "is a file of the gold data" in err, err
+    assert predictions.read_bytes() == before
+    assert (tmp_path / "o2.txt").read_text("utf-8") == "kept"
+    assert (gold / "testListFile").read_bytes() == (mwz21 / "testListFile").read_bytes()
+
+
 # ---- output to a pipe ----------------------------------------------------------------------
 @pytest.mark.parametrize("columns", ["40", "250"])
 def test_piped_output_is_plain_and_uncut(columns, tmp_path):

@@ -9,6 +9,7 @@ input. Nothing is written to a file unless asked (``-o/--output``, ``--report``)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -134,8 +135,7 @@ def run_score(argv: Sequence[str]) -> int:
     outputs = (("--output", args.output), ("--report", args.report))
     for flag, target in outputs:
         check_writable(flag, target, (args.predictions, args.gold))
-    if args.output and args.report and Path(args.output).resolve() == Path(
-            args.report).resolve():  # resolved, as check_writable: a symlink is its target
+    if args.output and args.report and same_file(Path(args.output), Path(args.report)):
         raise UsageError("--output and --report name the same file")
     from dst_eval.api import as_gold, evaluate
     from dst_eval.progress import ProgressDisplay
@@ -152,6 +152,17 @@ def run_score(argv: Sequence[str]) -> int:
         progress.update("done", 3, 3)
     write_result(result, args, width)
     return EXIT_OK
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once resolved (a symlink is its
+    target), or, when both exist, the same file on disk (hard links)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] = ()) -> None:
@@ -172,7 +183,9 @@ def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] =
         if not given or given == "-":
             continue
         source = Path(given).resolve()
-        if resolved == source or (source.is_dir() and source in resolved.parents):
+        inside = source.is_dir() and (source in resolved.parents or (path.exists() and any(
+            same_file(path, member) for member in source.iterdir() if member.is_file())))
+        if same_file(path, source) or inside:
             raise UsageError(f"{flag} {target}: would write over or into the input {given}; "
                              "write it elsewhere")
 
@@ -180,7 +193,7 @@ def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] =
 def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
     """A usage error when ``target`` is a file the gold loader read (a list file or schema
     next to the gold path, say): writing it would change the gold."""
-    if target and any(Path(f.path).resolve() == Path(target).resolve() for f in gold.files):
+    if target and any(same_file(Path(f.path), Path(target)) for f in gold.files):
         raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
 
 

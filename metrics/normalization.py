@@ -125,8 +125,11 @@ after the removed ends to compose with) keeps NFKC's output."""
 def _check_repeats(rules: list[str]) -> None:
     """A ``ValueError`` when a rule is given again after a rule that can change its output
     (``lower+nfkc+lower``): applied as written it could differ from applying it once, and a
-    normaliser applies each rule once. A repeat that cannot differ (``basic+lower``,
-    ``nfkc+basic``) is accepted and applied once."""
+    normaliser applies each rule once. A repeat is accepted (and applied once) only when
+    every rule between keeps the repeated rule's output (:data:`KEEPS_DONE`: ``basic+lower``,
+    ``nfkc+basic``); the test looks at the rules between, not at what follows, so a repeat
+    that a later rule makes harmless (``basic+nfkc+despace``: ``despace`` removes what the
+    second ``strip`` would) is refused too. Name each rule once."""
     applied: list[str] = []  # the rules that act: a repeat accepted here does nothing
     for rule in rules:
         if rule in applied:

@@ -154,7 +154,8 @@ def _plot_leaderboard(metric: str, rows: list[dict[str, Any]]) -> str | None:
         ax.set_xlabel(f"{metric}{' (%)' if scale == 100 else ''}")
         ax.grid(axis="y", visible=False)
         ax.margins(y=0.01)
-    return _svg(fig, "board", f"{metric} per system with 95% intervals")
+    intervals = " with 95% intervals" * any(p[2] is not None for p in points)
+    return _svg(fig, "board", f"{metric} per system{intervals}")
 
 
 def render_leaderboard_html(data: dict[str, Any]) -> str:
@@ -178,7 +179,7 @@ def render_leaderboard_html(data: dict[str, Any]) -> str:
         ("size", lambda r: r.get("model_size") or "", any(r.get("model_size") for r in rows)),
     ) if shown]
     with_coverage = any(_is_number(row.get("coverage")) for row in rows)
-    with_p = any("p_vs_leader" in row for row in rows)
+    with_p = any(_is_number(row.get("p_vs_leader")) for row in rows)  # the test ran
     headers = ["rank", "system", *(name for name, _ in optional)]
     first_number = len(headers)
     headers += ["coverage"] * with_coverage + columns + ["p vs #1"] * with_p
@@ -195,9 +196,10 @@ def render_leaderboard_html(data: dict[str, Any]) -> str:
     body.append(_table(headers, table_rows, numeric=[0, *range(first_number, len(headers))]))
     if ranking and rows:
         if _matplotlib_available():
+            interval = " with its interval" * any(_ci(row, ranking) for row in rows)
+            tied = " and the systems not significantly different from it" * with_p
             body.append(_figure(_plots(_plot_leaderboard, ranking, rows),
-                                f"{ranking} per system with its interval; green: rank 1 "
-                                "and the systems not significantly different from it."))
+                                f"{ranking} per system{interval}; green: rank 1{tied}."))
         else:
             body.append(f'<p class="note" id="no-plots">{NO_PLOTS}</p>')
     invalid = data.get("invalid") or []

@@ -839,6 +839,26 @@ def test_jmultiwoz_split_not_in_split_list_exits_4(tmp_path: Path, gold_samples:
     assert str(folder / "dialogues.json") in line
 
 
+@pytest.mark.parametrize("repeat", ["last", "first"])
+def test_jmultiwoz_split_naming_a_dialogue_twice_exits_4(
+        tmp_path: Path, gold_samples: Path, capsys: pytest.CaptureFixture, repeat: str) -> None:
+    """A ``split_list.json`` split naming a dialogue twice was scored twice with exit 0 (the
+    repeat right after it) or ended in an internal error, exit 1 (elsewhere) (g1 #2). It is a
+    gold error, exit 4, naming ``split_list.json``, the split and the dialogue."""
+    folder = tmp_path / "jm"
+    folder.mkdir()
+    shutil.copy(gold_samples / "jmultiwoz" / "dialogues.json", folder / "dialogues.json")
+    split_list = json.loads((gold_samples / "jmultiwoz" / "split_list.json").read_text("utf-8"))
+    name = split_list["test"][-1 if repeat == "last" else 0]
+    split_list["test"].append(name)
+    (folder / "split_list.json").write_text(json.dumps(split_list), "utf-8")
+    code, line = _cli_error(capsys, str(gold_samples / "jmultiwoz" / "predictions.json"),
+                            "--gold", str(folder), "--split", "test")
+    assert code == 4
+    assert line.endswith(f"{folder / 'split_list.json'}, dialogue {name}: split 'test' "
+                         "names this dialogue twice"), line
+
+
 def test_risawoz_split_matching_no_dialogue_lists_the_held_splits(
         tmp_path: Path, risawoz_dir: Path, capsys: pytest.CaptureFixture) -> None:
     """The message names the splits the data's dialogues are in (it only said that none is

@@ -364,3 +364,36 @@ def test_a_board_without_statistics_claims_no_resampling_and_names_ignored_optio
     assert "bootstrap resamples" not in (small.out / "leaderboard.md").read_text()
     assert any(n.endswith("--dontcare ignore does not apply") for n in data["notes"])
     assert any(n.endswith("--normalisation exact does not apply") for n in data["notes"])
+
+
+def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 - fixture
+    """A board on a profile keeping no per-turn statistics (convlab) runs no paired test, yet
+    its legend described one: "† ... (paired bootstrap over dialogues ...); p vs #1 is that
+    test's p-value", with a p vs #1 column holding only "leader" (g1 #5). By construction no
+    row has a p-value, so neither the Markdown, the HTML page nor --check describe the test;
+    the same board with resampling (the fixture's profile) still does."""
+    out = small.out
+    run_counting(small.config, "--output-dir", out, "--no-cache")
+    data = json.loads((out / "leaderboard.json").read_bytes())
+    assert any(row["p_vs_leader"] is not None for row in data["rows"])  # the test ran
+    md_text = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "paired bootstrap" in md_text and "| p vs #1 |" in md_text
+    assert "<th class=n>p vs #1</th>" in (out / "leaderboard.html").read_text(encoding="utf-8")
+    small.config.write_text(small.config.read_text().replace(
+        "[leaderboard]\n", '[leaderboard]\nprofile = "convlab"\n', 1))
+    code, _ = run_counting(small.config, "--output-dir", out, "--no-cache")
+    data = json.loads((out / "leaderboard.json").read_bytes())
+    assert code == 0 and all(row["p_vs_leader"] is None for row in data["rows"])
+    md_text = (out / "leaderboard.md").read_text(encoding="utf-8")
+    html_text = (out / "leaderboard.html").read_text(encoding="utf-8")
+    for page in (md_text, html_text):
+        assert not [w for w in ("†", "paired bootstrap", "p vs #1", "significantly")
+                    if w in page], page
+    assert "no intervals and no tests" in md_text
+    table = [line for line in md_text.splitlines() if line.startswith("|")]
+    assert len(table) == 2 + 3 and len({line.count("|") for line in table}) == 1
+    capsys.readouterr()
+    code, _ = run_counting(small.config, "--output-dir", out, "--no-cache",
+                           "--check", small.subs / "sample.json")
+    text = capsys.readouterr().out
+    assert code == 0 and "p vs #1" not in text and "significantly" not in text, text

@@ -874,6 +874,42 @@ def test_mwz22_corpus_root_reads_the_dialog_acts_of_the_corpus(shared_dir: Path,
     assert run(gold=root / "test") == (folder_bleu, folder_res)
 
 
+def test_mwz22_one_folder_layout_reads_the_dialog_acts_next_to_its_schema(
+        shared_dir: Path, mwz21_dir: Path, tmp_path: Path) -> None:
+    """A 2.2 folder holding ``dialogues_*.json``, ``schema.json`` and ``dialog_acts.json``
+    (the layout of gold_samples/multiwoz22) read ``dialog_acts.json`` from the folder's
+    parent, outside the corpus: exit 4 without one there, another file's spans with one
+    (g1 #1). The file is next to the ``schema.json`` read. By construction: the corpus's
+    file has a span over "133" (BLEU < 100); the stray file above has none (BLEU 100); the
+    same files as the release layout (split folder, root + split) score alike."""
+    from dst_eval import evaluate
+
+    root, dialogue, system = _mwz22_root(shared_dir, tmp_path)
+    span = [["Train-Inform", "choice", "133", 7, 10]]
+    _write_acts(root / "dialog_acts.json", dialogue, system[0]["turn_id"], span)
+    flat = tmp_path / "flatp" / "flat"
+    flat.mkdir(parents=True)
+    for name in ("schema.json", "dialog_acts.json", "test/dialogues_001.json"):
+        (flat / Path(name).name).write_bytes((root / name).read_bytes())
+    common = {"corpus": "multiwoz22", "goals": mwz21_dir / "test.json.zip",
+              "db": mwz21_dir / "db", "metrics": ("bleu",), "min_coverage": 0}
+
+    def run(**gold: Any) -> tuple[float, str]:
+        result = evaluate(tmp_path / "pred.json", **gold, **common)
+        return result.scores["bleu"], result.signature.as_dict()["res"]
+
+    folder = run(gold=root / "test")
+    assert folder[0] < 100.0
+    assert run(gold=root, split="test") == folder
+    assert run(gold=flat) == folder  # nothing above the corpus
+    assert run(gold=flat, split="test") == folder
+    _write_acts(flat.parent / "dialog_acts.json", dialogue, system[0]["turn_id"], [])
+    assert run(gold=flat) == folder  # a file above the corpus is not read
+    _write_acts(flat / "dialog_acts.json", dialogue, system[0]["turn_id"], [])
+    plain_bleu, plain_res = run(gold=flat)  # the corpus's own file is
+    assert plain_bleu == pytest.approx(100.0) and plain_res != folder[1]
+
+
 def test_mwz22_references_file_leaves_dialog_acts_unread(shared_dir: Path, mwz21_dir: Path,
                                                          tmp_path: Path) -> None:
     """With ``references``, the spans of ``dialog_acts.json`` make no reference, yet the

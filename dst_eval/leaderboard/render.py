@@ -107,10 +107,20 @@ def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", visible(text))
 
 
+def tested(rows: list[Mapping[str, Any]]) -> bool:
+    """Whether the paired test against rank 1 ran for some row (else no † and no p vs #1)."""
+    return any(row["p_vs_leader"] is not None for row in rows)
+
+
 def legend(data: Mapping[str, Any]) -> list[str]:
+    """The legend, describing only what the board shows: the test's † and p vs #1 only
+    when the test ran."""
     stats, metric = data["statistics"], data["ranking_metric"]
     level = f"{100 * stats['level']:.0f} %"
     resampled = any(row["ci"].get(m) for row in data["rows"] for m in data["columns"])
+    test = (f"† not significantly different from rank 1 on `{metric}` (paired bootstrap "
+            f"over dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. "
+            if tested(data["rows"]) else "")
     return [
         f"Ranked by `{metric}` ({'higher' if data['higher_is_better'] else 'lower'} is "
         "better); equal scores share a rank." + (
@@ -118,25 +128,26 @@ def legend(data: Mapping[str, Any]) -> list[str]:
             f"the rank; both from {stats['resamples']} bootstrap resamples of whole dialogues "
             f"(seed {stats['seed']})." if resampled else " No resampling (no shown metric "
             "keeps per-dialogue statistics): no intervals and no tests."),
-        f"† not significantly different from rank 1 on `{metric}` (paired bootstrap over "
-        f"dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. Each score "
-        f"column names its unit ({SCALE_NOTE}). Coverage (%): share of gold turns predicted.",
+        f"{test}Each score column names its unit ({SCALE_NOTE}). Coverage (%): share of "
+        "gold turns predicted.",
     ]
 
 
-def markdown_table(data: Mapping[str, Any]) -> list[str]:
-    """The leaderboard table as Markdown lines (header, alignment row, one row per system)."""
+def markdown_table(data: Mapping[str, Any], *, with_p: bool | None = None) -> list[str]:
+    """The leaderboard table as Markdown lines (header, alignment row, one row per system);
+    the p vs #1 column when ``with_p`` (default: when the test ran for one of the rows)."""
     metrics = data["columns"]
+    with_p = tested(data["rows"]) if with_p is None else with_p
     header = ["Rank", "Rank interval", "System", "Authors", "Links", "Size", "Coverage (%)",
-              *(f"`{m}` ({shown_unit(m)})" for m in metrics), "p vs #1"]
+              *(f"`{m}` ({shown_unit(m)})" for m in metrics), *["p vs #1"] * with_p]
     lines = ["| " + " | ".join(header) + " |",
-             "|---:|:---:|---|---|---|---:|---:|" + "---:|" * len(metrics) + "---:|"]
+             "|---:|:---:|---|---|---|---:|---:|" + "---:|" * (len(metrics) + with_p)]
     for row in data["rows"]:
         links = " · ".join(f"[{k}]({row[k]})" for k in ("paper", "code") if row.get(k))
         cells = [*rank_cells(row), f"**{md(row['name'])}**", md(row["authors"] or ""), links,
                  md(row["model_size"] or ""), format_value("coverage", row["coverage"])]
         cells += [score_cell(m, row) for m in metrics]
-        lines.append("| " + " | ".join([*cells, _p_text(row)]) + " |")
+        lines.append("| " + " | ".join([*cells, *[_p_text(row)] * with_p]) + " |")
     return lines
 
 
@@ -207,7 +218,8 @@ def check_report(board: Leaderboard, candidate_id: str) -> tuple[bool, str]:
                        else "significantly different from")
             where += (f"; {verdict} rank 1 ({md(data['rows'][0]['name'])}), "
                       f"p = {row['p_vs_leader']:.4f}")
-    lines = [*markdown_table({**data, "rows": [row]}), "", f"{md(candidate_id)}: {where}"]
+    lines = [*markdown_table({**data, "rows": [row]}, with_p=tested(data["rows"])), "",
+             f"{md(candidate_id)}: {where}"]
     lines += [f"note: {md(n)}" for n in row["notes"]]
     lines += [f"warning: {md(w)}" for w in row["warnings"]]
     return True, "\n".join(lines) + "\n"

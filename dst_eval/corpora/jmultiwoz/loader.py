@@ -29,7 +29,8 @@ of ``{"domain", "slot", "value"}`` (or the same as columns), turns possibly as c
 ``split`` (``train``, ``dev``, ``test``) selects dialogues through ``split_list.json``
 when there is one; with a ``split_list.json`` naming several splits it is required (a
 usage error without, as for MultiWOZ's list files and SGD's split folders); a split that
-``split_list.json`` does not name dialogues for is a gold data error listing those it does.
+``split_list.json`` does not name dialogues for is a gold data error listing those it does. A
+split naming a dialogue twice is a gold data error too.
 """
 
 from __future__ import annotations
@@ -181,7 +182,8 @@ def _only_split(split_list: Any, source: str) -> str:
 
 def _check_split_list(split_list: Any, source: str) -> None:
     """``split_list.json`` (``source``) is ``{split: [dialogue names]}``: a string entry
-    would be read character by character, an object by its keys."""
+    would be read character by character, an object by its keys; a name given twice in a
+    split would be scored twice."""
     if not isinstance(split_list, Mapping):
         raise GoldDataError("split_list.json is not an object {split: [dialogue names]}",
                             file=source)
@@ -189,6 +191,12 @@ def _check_split_list(split_list: Any, source: str) -> None:
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise GoldDataError(f"split {str(split)!r} is not a list of dialogue names",
                                 file=source)
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise GoldDataError(f"split {str(split)!r} names this dialogue twice",
+                                    file=source, dialogue=name)
+            seen.add(name)
 
 
 def _split_names(split_list: Any, split: str, source: str) -> list[str]:

@@ -174,10 +174,12 @@ def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | Non
     carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file).
     References: when the 2.2 gold is a split folder or a corpus root and ``spans`` is true
     (no ``--references`` file replaces them), its system utterances with the character spans
-    of ``dialog_acts.json`` (in the split folder's parent, next to ``schema.json`` in the
-    release; mwzeval's references); otherwise the 2.1 system text and word spans. Every 2.2
-    dialogue must be in ``data21`` with as many system turns. ``log`` records the files read
-    (the 2.1 data, as its loader read them, and ``dialog_acts.json`` when read)."""
+    of ``dialog_acts.json`` (next to the ``schema.json`` the loader read: the corpus root in
+    the release, the folder itself in the one-folder layout; the split folder's parent when
+    no schema was read; mwzeval's references); otherwise the 2.1 system text and word
+    spans. Every 2.2 dialogue must be in ``data21`` with as many system turns. ``log``
+    records the files read (the 2.1 data, as its loader read them, and ``dialog_acts.json``
+    when read)."""
     from dst_eval.corpora.multiwoz import loader21
 
     log = log if log is not None else FileLog()
@@ -185,7 +187,7 @@ def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | Non
     log.extend(mwz21.files)
     acts = None
     if spans and Path(gold.source).is_dir():
-        acts_path = _split_folder(gold).parent / "dialog_acts.json"
+        acts_path = _acts_folder(gold) / "dialog_acts.json"
         acts = log.read_json(acts_path)
         if not isinstance(acts, dict):
             raise GoldDataError("expected an object {dialogue id: {turn id: acts}}",
@@ -205,6 +207,13 @@ def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | Non
                                     file=gold.source, dialogue=dialogue.dialogue_id)
         dialogues.append(_merge(dialogue, source, str(data21), dialogue_acts))
     return replace(gold, dialogues=tuple(dialogues), _by_key={})
+
+
+def _acts_folder(gold: GoldSet) -> Path:
+    """Where ``dialog_acts.json`` is: next to the ``schema.json`` the loader read (the corpus
+    root, or the one folder holding dialogues and schema), else the split folder's parent."""
+    schemas = {Path(f.path).parent for f in gold.files if Path(f.path).name == "schema.json"}
+    return schemas.pop() if len(schemas) == 1 else _split_folder(gold).parent
 
 
 def _split_folder(gold: GoldSet) -> Path:

@@ -166,6 +166,16 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
      "'Nope_1' is not in the schema", "sample_004", 0),
     (lambda d: d[3].update(dialogue_id="sample_001"), "duplicate dialogue id", "sample_001",
      None),
+    # speakers alternate USER, SYSTEM, ... from USER (the state of a user turn labelled
+    # SYSTEM used to be dropped; a user turn following a user turn used to be scored)
+    (lambda d: d[0]["turns"][0].update(speaker="SYSTEM"), "first turn is SYSTEM",
+     "sample_001", 0),
+    (lambda d: d[0]["turns"][2].update(speaker="SYSTEM"), "two SYSTEM turns in a row",
+     "sample_001", 2),
+    (lambda d: d[1]["turns"].pop(2), "two SYSTEM turns in a row", "sample_002", 2),
+    (lambda d: d[1]["turns"].pop(1), "two USER turns in a row", "sample_002", 1),
+    (lambda d: d[2]["turns"][5].update(speaker="USER"), "two USER turns in a row",
+     "sample_003", 5),
 ])
 def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mutate,
                         message: str, dialogue: str, turn: int | None) -> None:

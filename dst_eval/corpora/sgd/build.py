@@ -22,8 +22,10 @@ tuples are pooled (one object per distinct value in the gold set: ~0.3 KB less p
 turn).
 
 A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
-``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing
-from the schema raises :class:`GoldDataError` naming the file, the dialogue and the turn.
+``state``, a speaker other than USER/SYSTEM, speakers that do not alternate USER, SYSTEM,
+USER, ... from the first turn (two USER or two SYSTEM turns in a row, a dialogue starting
+with SYSTEM), a span without an end or a service missing from the schema raises
+:class:`GoldDataError` naming the file, the dialogue and the turn.
 """
 
 from __future__ import annotations
@@ -66,14 +68,10 @@ class GoldBuilder:
         out: list[GoldTurn] = []
         states: dict[str, tuple[dict, Mapping, Mapping]] = {}
         n_turns = len(turns)
-        for raw_index, turn in enumerate(turns):
-            speaker = turn.speaker
-            if speaker != "USER":
-                if speaker != "SYSTEM":
-                    raise GoldDataError(f"malformed turn: speaker {speaker!r} is neither USER "
-                                        "nor SYSTEM", file=file, dialogue=dialogue_id,
-                                        turn=raw_index)
-                continue
+        for raw_index in range(0, n_turns, 2):  # USER, SYSTEM, USER, ...
+            turn = turns[raw_index]
+            if turn.speaker != "USER":
+                raise _order_error(turn.speaker, file, dialogue_id, raw_index)
             try:
                 if turn.utterance is None:
                     raise _Malformed("missing key 'utterance'")
@@ -98,8 +96,9 @@ class GoldBuilder:
             response = None
             if raw_index + 1 < n_turns:
                 following = turns[raw_index + 1]
-                if following.speaker == "SYSTEM":
-                    response = following.utterance
+                if following.speaker != "SYSTEM":
+                    raise _order_error(following.speaker, file, dialogue_id, raw_index + 1)
+                response = following.utterance
             requested, active, services = self.turn_sets(frames)
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
@@ -140,6 +139,19 @@ class GoldBuilder:
         spans = frame.slots
         return GoldFrame(service, names.setdefault(intent, intent), requested,
                          mapping, _spans(spans, names) if spans else ()), flat
+
+
+def _order_error(speaker: str, file: str, dialogue_id: str, raw_index: int
+                 ) -> GoldDataError:
+    """The error for ``speaker`` at ``raw_index``, where the other speaker was due."""
+    if speaker not in ("USER", "SYSTEM"):
+        problem = f"malformed turn: speaker {speaker!r} is neither USER nor SYSTEM"
+    elif raw_index == 0:
+        problem = "the first turn is SYSTEM; speakers alternate USER, SYSTEM, starting with USER"
+    else:
+        problem = (f"two {speaker} turns in a row; speakers alternate USER, SYSTEM, "
+                   "starting with USER")
+    return GoldDataError(problem, file=file, dialogue=dialogue_id, turn=raw_index)
 
 
 def _decoded_frames(raw: Raw) -> tuple[Frame, ...] | None:

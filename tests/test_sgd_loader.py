@@ -176,6 +176,8 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
     (lambda d: d[1]["turns"].pop(1), "two USER turns in a row", "sample_002", 1),
     (lambda d: d[2]["turns"][5].update(speaker="USER"), "two USER turns in a row",
      "sample_003", 5),
+    # a dialogue without turns has nothing to score (it used to be dropped silently)
+    (lambda d: d[3].update(turns=[]), "has no turns", "sample_004", None),
 ])
 def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mutate,
                         message: str, dialogue: str, turn: int | None) -> None:

@@ -25,7 +25,8 @@ A USER turn without ``utterance`` or ``frames``, a user frame without ``service`
 ``state``, a speaker other than USER/SYSTEM, speakers that do not alternate USER, SYSTEM,
 USER, ... from the first turn (two USER or two SYSTEM turns in a row, a dialogue starting
 with SYSTEM), a span without an end or a service missing from the schema raises
-:class:`GoldDataError` naming the file, the dialogue and the turn.
+:class:`GoldDataError` naming the file, the dialogue and the turn; a dialogue without
+turns (nothing to score) names the dialogue.
 """
 
 from __future__ import annotations
@@ -102,6 +103,9 @@ class GoldBuilder:
             requested, active, services = self.turn_sets(frames)
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
+        if not out:
+            raise GoldDataError("the dialogue has no turns: nothing to score", file=file,
+                                dialogue=dialogue_id)
         services = tuple([names.setdefault(s, s) for s in record.services])
         return GoldDialogue(dialogue_id, tuple(out), services=services)
 

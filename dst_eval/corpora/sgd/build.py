@@ -24,7 +24,8 @@ turn).
 A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
 ``state``, a speaker other than USER/SYSTEM, speakers that do not alternate USER, SYSTEM,
 USER, ... from the first turn (two USER or two SYSTEM turns in a row, a dialogue starting
-with SYSTEM), a span without an end or a service missing from the schema raises
+with SYSTEM), a span without an end, a service missing from the schema or a slot with
+different values in two frames of a turn (two frames of one service) raises
 :class:`GoldDataError` naming the file, the dialogue and the turn; a dialogue without
 turns (nothing to score) names the dialogue.
 """
@@ -32,6 +33,7 @@ turns (nothing to score) names the dialogue.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from types import MappingProxyType
 
 from msgspec import Raw, ValidationError, json
@@ -90,7 +92,7 @@ class GoldBuilder:
                 else:
                     built = [self._frame(frame, states) for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
-                    flat = _merged([flat for _, flat in built])
+                    flat = _merged(built)
             except _Malformed as exc:
                 raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
                                     turn=raw_index) from None
@@ -184,8 +186,15 @@ def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ..
     return tuple(out)
 
 
-def _merged(flats: list[Mapping]) -> Mapping:
-    """The flat states of a turn's frames as one, sorted by key (a tie keeps the larger
-    value tuple)."""
-    items = sorted([item for flat in flats for item in flat.items()])
-    return MappingProxyType(dict(items)) if items else _EMPTY
+def _merged(built: list[tuple[GoldFrame, Mapping]]) -> Mapping:
+    """The flat states of a turn's frames as one, sorted by key; a slot in two frames (of
+    one service) with different values raises :class:`_Malformed`, as in MultiWOZ 2.2."""
+    items = sorted([item for _, flat in built for item in flat.items()])
+    merged = dict(items)
+    if len(merged) < len(items):  # a slot in two frames: one value list, or contradictory
+        for (key, values), (other, other_values) in pairwise(items):
+            if key == other and values != other_values:
+                owners = [frame.service for frame, flat in built if key in flat]
+                raise _Malformed(f"slot {key!r} has different values in frames {owners[0]!r} "
+                                 f"and {owners[1]!r}")
+    return MappingProxyType(merged) if merged else _EMPTY

@@ -193,6 +193,15 @@ def _frame_copy(frame: dict, **values: list[str]) -> dict:
     (lambda d: d[2]["turns"][2]["frames"].insert(1, _frame_copy(
         d[2]["turns"][2]["frames"][0], to_city=["Boston", "BOS"])),
      "slot 'Trains_7-to_city' has different values", "sample_003", 2),
+    # a slot the service's schema does not declare, in any spelling (it used to be gold)
+    (lambda d: d[0]["turns"][0]["frames"][0]["state"]["slot_values"].update(
+        no_such_slot=["x"]), "slot 'no_such_slot' is not in the schema of service 'Cafes_1'",
+     "sample_001", 0),
+    (lambda d: d[0]["turns"][2]["frames"][0]["state"]["slot_values"].update(
+        City=d[0]["turns"][2]["frames"][0]["state"]["slot_values"].pop("city")),
+     "slot 'City' is not in the schema of service 'Cafes_1'", "sample_001", 2),
+    (lambda d: d[2]["turns"][2]["frames"][1]["state"].update(requested_slots=["Temperature"]),
+     "slot 'Temperature' is not in the schema of service 'Weather_5'", "sample_003", 2),
 ])
 def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mutate,
                         message: str, dialogue: str, turn: int | None) -> None:
@@ -219,6 +228,13 @@ def test_two_frames_of_one_service_that_agree(tmp_path: Path, sample_dir: Path,
     assert dict(turn.state) == {"Cafes_1-city": ("Oakland",), "Cafes_1-seating": ("outdoor",),
                                 "Cafes_1-time": ("10 am",)}
     assert [f.service for f in turn.frames] == ["Cafes_1"] * 3
+
+
+def test_slots_are_checked_against_a_schema_only(tmp_path: Path, native: list[dict]) -> None:
+    """Without a schema.json there is nothing to check a slot name against."""
+    native[0]["turns"][0]["frames"][0]["state"]["slot_values"]["no_such_slot"] = ["x"]
+    gold = sgd.load(_write(tmp_path / "dialogues_001.json", native))
+    assert gold.get("sample_001").turns[0].state["Cafes_1-no_such_slot"] == ("x",)
 
 
 def test_corpus_root_needs_a_split(tmp_path: Path, sample_dir: Path) -> None:

@@ -21,13 +21,15 @@ state, and intent maps, service tuples and turns' requested-slot sets
 tuples are pooled (one object per distinct value in the gold set: ~0.3 KB less per user
 turn).
 
-A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
+Malformed gold raises :class:`GoldDataError` naming the file, the dialogue and the turn:
+a USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
 ``state``, a speaker other than USER/SYSTEM, speakers that do not alternate USER, SYSTEM,
 USER, ... from the first turn (two USER or two SYSTEM turns in a row, a dialogue starting
-with SYSTEM), a span without an end, a service missing from the schema or a slot with
-different values in two frames of a turn (two frames of one service) raises
-:class:`GoldDataError` naming the file, the dialogue and the turn; a dialogue without
-turns (nothing to score) names the dialogue.
+with SYSTEM), a span without an end, a service missing from the schema, a slot (of
+``slot_values`` or ``requested_slots``) its service's schema does not declare (spelled
+exactly; checked once per distinct name), a slot with different values in two frames of a
+turn (two frames of one service; frames that agree are merged); and a dialogue without
+turns (nothing to score), naming the dialogue.
 """
 
 from __future__ import annotations
@@ -49,6 +51,21 @@ _EMPTY: Mapping = MappingProxyType({})
 
 class _Malformed(Exception):
     """A problem in one turn; :meth:`GoldBuilder.dialogue` adds the place."""
+
+
+class _SchemaKeys(SlotKeys):
+    """The :class:`SlotKeys` of a service of the schema: a slot (of ``slot_values`` or
+    ``requested_slots``) the service does not declare raises :class:`_Malformed`, checked
+    once per distinct name."""
+
+    def __init__(self, service: str, schema: ServiceSchema) -> None:
+        super().__init__(service)
+        self.declared = frozenset(schema.slots)
+
+    def __missing__(self, slot: str) -> str:
+        if slot not in self.declared:
+            raise _Malformed(f"slot {slot!r} is not in the schema of service {self.service!r}")
+        return super().__missing__(slot)
 
 
 class GoldBuilder:
@@ -93,6 +110,7 @@ class GoldBuilder:
                     built = [self._frame(frame, states) for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged(built)
+                requested, active, services = self.turn_sets(frames)
             except _Malformed as exc:
                 raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
                                     turn=raw_index) from None
@@ -102,7 +120,6 @@ class GoldBuilder:
                 if following.speaker != "SYSTEM":
                     raise _order_error(following.speaker, file, dialogue_id, raw_index + 1)
                 response = following.utterance
-            requested, active, services = self.turn_sets(frames)
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
         if not out:
@@ -130,7 +147,8 @@ class GoldBuilder:
                 raise _Malformed(f"service {service!r} is not in the schema")
             keys = self.keys.get(service)
             if keys is None:
-                keys = self.keys[service] = SlotKeys(service)
+                keys = self.keys[service] = (_SchemaKeys(service, self.schema[service])
+                                             if self.schema else SlotKeys(service))
             pooled = self.values.setdefault  # one tuple per distinct value list
             items = sorted(values.items())
             mapping = flat = MappingProxyType(

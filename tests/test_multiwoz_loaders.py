@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from helpers import oracle_predictions
 
+from dst_eval.cli.app import main
 from dst_eval.config import corpus_config
 from dst_eval.corpora import detect_corpus, load_gold
 from dst_eval.corpora.multiwoz import loader21 as multiwoz21
@@ -751,6 +752,25 @@ def test_mwz22_user_turn_without_frames_is_a_gold_error(tmp_path: Path,
     with pytest.raises(GoldDataError, match="user turn without 'frames'") as info:
         multiwoz22.load(folder)
     assert (info.value.dialogue, info.value.turn) == (dialogues[0]["dialogue_id"], 2)
+
+
+@pytest.mark.parametrize("profile", ["strict", "sgd-official"])
+def test_mwz22_service_missing_from_the_schema_is_a_gold_error(tmp_path: Path, gold_samples: Path,
+                                                               capsys, profile: str) -> None:
+    """As in SGD: it was accepted, and ``sgd-official`` stopped with KeyError (exit 1)."""
+    folder = tmp_path / "mwz22"
+    shutil.copytree(gold_samples / "multiwoz22", folder)
+    schema = json.loads((folder / "schema.json").read_text("utf-8"))
+    _write(folder / "schema.json", [s for s in schema if s["service_name"] != "hotel"])
+    with pytest.raises(GoldDataError, match="service 'hotel' is not in the schema") as info:
+        multiwoz22.load(folder)
+    assert (info.value.file, info.value.dialogue, info.value.turn) == (
+        str(folder / "dialogues_001.json"), "DEMO0001.json", 0)
+    assert str(folder / "schema.json") in str(info.value)
+    predictions = str(gold_samples / "multiwoz22" / "predictions.json")
+    assert main([predictions, "--gold", str(folder), "--profile", profile, "-q"]) == 4
+    error = capsys.readouterr().err
+    assert "service 'hotel' is not in the schema" in error and "Traceback" not in error
 
 
 # ---- split names that the gold's layout does not back (an audit found each scored) ------

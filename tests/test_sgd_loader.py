@@ -154,6 +154,13 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
 # --------------------------------------------------------------------------- errors
 
 
+def _frame_copy(frame: dict, **values: list[str]) -> dict:
+    """A copy of a user frame whose slot_values are ``values`` only."""
+    copy = json.loads(json.dumps(frame))
+    copy["state"]["slot_values"] = values
+    return copy
+
+
 @pytest.mark.parametrize(("mutate", "message", "dialogue", "turn"), [
     (lambda d: d[1]["turns"][2]["frames"][0].pop("state"), "missing key 'state'",
      "sample_002", 2),
@@ -166,6 +173,35 @@ def test_hugging_face_export(tmp_path: Path, sample_dir: Path, native: list[dict
      "'Nope_1' is not in the schema", "sample_004", 0),
     (lambda d: d[3].update(dialogue_id="sample_001"), "duplicate dialogue id", "sample_001",
      None),
+    # speakers alternate USER, SYSTEM, ... from USER (the state of a user turn labelled
+    # SYSTEM used to be dropped; a user turn following a user turn used to be scored)
+    (lambda d: d[0]["turns"][0].update(speaker="SYSTEM"), "first turn is SYSTEM",
+     "sample_001", 0),
+    (lambda d: d[0]["turns"][2].update(speaker="SYSTEM"), "two SYSTEM turns in a row",
+     "sample_001", 2),
+    (lambda d: d[1]["turns"].pop(2), "two SYSTEM turns in a row", "sample_002", 2),
+    (lambda d: d[1]["turns"].pop(1), "two USER turns in a row", "sample_002", 1),
+    (lambda d: d[2]["turns"][5].update(speaker="USER"), "two USER turns in a row",
+     "sample_003", 5),
+    # a dialogue without turns has nothing to score (it used to be dropped silently)
+    (lambda d: d[3].update(turns=[]), "has no turns", "sample_004", None),
+    # two frames of one service contradicting each other (one used to be dropped silently)
+    (lambda d: d[0]["turns"][0]["frames"].append(_frame_copy(
+        d[0]["turns"][0]["frames"][0], city=["Berkeley"])),
+     "slot 'Cafes_1-city' has different values in frames 'Cafes_1' and 'Cafes_1'",
+     "sample_001", 0),
+    (lambda d: d[2]["turns"][2]["frames"].insert(1, _frame_copy(
+        d[2]["turns"][2]["frames"][0], to_city=["Boston", "BOS"])),
+     "slot 'Trains_7-to_city' has different values", "sample_003", 2),
+    # a slot the service's schema does not declare, in any spelling (it used to be gold)
+    (lambda d: d[0]["turns"][0]["frames"][0]["state"]["slot_values"].update(
+        no_such_slot=["x"]), "slot 'no_such_slot' is not in the schema of service 'Cafes_1'",
+     "sample_001", 0),
+    (lambda d: d[0]["turns"][2]["frames"][0]["state"]["slot_values"].update(
+        City=d[0]["turns"][2]["frames"][0]["state"]["slot_values"].pop("city")),
+     "slot 'City' is not in the schema of service 'Cafes_1'", "sample_001", 2),
+    (lambda d: d[2]["turns"][2]["frames"][1]["state"].update(requested_slots=["Temperature"]),
+     "slot 'Temperature' is not in the schema of service 'Weather_5'", "sample_003", 2),
 ])
 def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mutate,
                         message: str, dialogue: str, turn: int | None) -> None:
@@ -177,6 +213,28 @@ def test_malformed_gold(tmp_path: Path, sample_dir: Path, native: list[dict], mu
     assert info.value.dialogue == dialogue and info.value.turn == turn
     assert "dialogues_001.json" in str(info.value) or tmp_path.name in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_two_frames_of_one_service_that_agree(tmp_path: Path, sample_dir: Path,
+                                               native: list[dict], sample: GoldSet) -> None:
+    """As in MultiWOZ 2.2, only different values for one slot are an error: a repeated
+    frame adds nothing, a frame with other slots of the service adds them."""
+    shutil.copy(sample_dir / "schema.json", tmp_path / "schema.json")
+    first = native[0]["turns"][0]["frames"]
+    first.append(_frame_copy(first[0], **first[0]["state"]["slot_values"]))
+    first.append(_frame_copy(first[0], city=["Oakland"], time=["10 am"]))
+    _write(tmp_path / "dialogues_001.json", native)
+    turn = sgd.load(tmp_path).get("sample_001").turns[0]
+    assert dict(turn.state) == {"Cafes_1-city": ("Oakland",), "Cafes_1-seating": ("outdoor",),
+                                "Cafes_1-time": ("10 am",)}
+    assert [f.service for f in turn.frames] == ["Cafes_1"] * 3
+
+
+def test_slots_are_checked_against_a_schema_only(tmp_path: Path, native: list[dict]) -> None:
+    """Without a schema.json there is nothing to check a slot name against."""
+    native[0]["turns"][0]["frames"][0]["state"]["slot_values"]["no_such_slot"] = ["x"]
+    gold = sgd.load(_write(tmp_path / "dialogues_001.json", native))
+    assert gold.get("sample_001").turns[0].state["Cafes_1-no_such_slot"] == ("x",)
 
 
 def test_corpus_root_needs_a_split(tmp_path: Path, sample_dir: Path) -> None:
@@ -304,6 +362,13 @@ def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None
     assert kinds["non_list_value"].dialogue == "sample_001" and kinds["non_list_value"].turn == 1
     assert "empty_value_list" in kinds and "skipped_file" in kinds
     assert kinds["hedged_value"].message.startswith("4 slots with several predicted values")
+
+
+def _frame_copy(frame: dict, **values: list[str]) -> dict:
+    """A copy of a user frame whose slot_values are ``values`` only."""
+    copy = json.loads(json.dumps(frame))
+    copy["state"]["slot_values"] = values
+    return copy
 
 
 @pytest.mark.parametrize(("mutate", "message", "dialogue", "turn"), [

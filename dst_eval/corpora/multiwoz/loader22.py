@@ -35,8 +35,8 @@ Canonical form (one :class:`~dst_eval.gold.GoldTurn` per USER turn):
 ``GoldSet.slots`` = ``configs/multiwoz22.toml`` ``slots`` (the 35 slots the 2.2 README lists as
 tracked); ``categorical_slots`` from the schema (the config's list when no schema is found).
 
-Malformed gold raises :class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the
-dialogue and the turn by its position in ``turns``.
+Malformed gold, and a frame of a service ``schema.json`` lacks (:mod:`.schema22`), raise
+:class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the dialogue and the turn index.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from typing import Any
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, split_label_note
 from dst_eval.corpora.multiwoz.hf22 import from_hf
+from dst_eval.corpora.multiwoz.schema22 import check_services
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import (
     GoldDialogue,
@@ -93,8 +94,6 @@ def infer_split(path: Path) -> str | None:
             if match:
                 return SPLIT_FOLDERS[match.group(1)]
     return None
-
-
 
 
 def sniff(path: str | Path) -> bool:
@@ -146,9 +145,9 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     if split is not None and inferred is not None and SPLIT_FOLDERS[split.lower()] != inferred:
         raise GoldDataError(f"--split {split}: the gold holds the {inferred} split",
                             file=str(path))
-    dialogues = _build_dialogues(blobs)
-    config = corpus_config(CORPUS)
     schema = _parse_schema(*schema_blob) if schema_blob else {}
+    dialogues = _build_dialogues(blobs, schema, schema_blob[0] if schema_blob else "")
+    config = corpus_config(CORPUS)
     categorical = (
         frozenset(s for service in schema.values() for s in service.categorical)
         if schema else config.categorical_slots
@@ -311,11 +310,12 @@ def _iter_raw_dialogues(blobs: list[Blob]) -> Iterator[tuple[str, int, Any]]:
             yield file, position, raw
 
 
-def _build_dialogues(blobs: list[Blob]) -> tuple[GoldDialogue, ...]:
+def _build_dialogues(blobs: list[Blob], schema: dict, schema_file: str) -> tuple[GoldDialogue, ...]:
     dialogues: list[GoldDialogue] = []
     seen: dict[str, str] = {}
     for file, position, raw in _iter_raw_dialogues(blobs):
         dialogue = _build_dialogue(raw, file, position)
+        check_services(dialogue, file, schema, schema_file)
         key = dialogue_key(dialogue.dialogue_id)
         if key in seen:
             raise GoldDataError(

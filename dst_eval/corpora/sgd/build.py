@@ -21,14 +21,21 @@ state, and intent maps, service tuples and turns' requested-slot sets
 tuples are pooled (one object per distinct value in the gold set: ~0.3 KB less per user
 turn).
 
-A USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
-``state``, a speaker other than USER/SYSTEM, a span without an end or a service missing
-from the schema raises :class:`GoldDataError` naming the file, the dialogue and the turn.
+Malformed gold raises :class:`GoldDataError` naming the file, the dialogue and the turn:
+a USER turn without ``utterance`` or ``frames``, a user frame without ``service`` or
+``state``, a speaker other than USER/SYSTEM, speakers that do not alternate USER, SYSTEM,
+USER, ... from the first turn (two USER or two SYSTEM turns in a row, a dialogue starting
+with SYSTEM), a span without an end, a service missing from the schema, a slot (of
+``slot_values`` or ``requested_slots``) its service's schema does not declare (spelled
+exactly; checked once per distinct name), a slot with different values in two frames of a
+turn (two frames of one service; frames that agree are merged); and a dialogue without
+turns (nothing to score), naming the dialogue.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from types import MappingProxyType
 
 from msgspec import Raw, ValidationError, json
@@ -44,6 +51,21 @@ _EMPTY: Mapping = MappingProxyType({})
 
 class _Malformed(Exception):
     """A problem in one turn; :meth:`GoldBuilder.dialogue` adds the place."""
+
+
+class _SchemaKeys(SlotKeys):
+    """The :class:`SlotKeys` of a service of the schema: a slot (of ``slot_values`` or
+    ``requested_slots``) the service does not declare raises :class:`_Malformed`, checked
+    once per distinct name."""
+
+    def __init__(self, service: str, schema: ServiceSchema) -> None:
+        super().__init__(service)
+        self.declared = frozenset(schema.slots)
+
+    def __missing__(self, slot: str) -> str:
+        if slot not in self.declared:
+            raise _Malformed(f"slot {slot!r} is not in the schema of service {self.service!r}")
+        return super().__missing__(slot)
 
 
 class GoldBuilder:
@@ -66,14 +88,10 @@ class GoldBuilder:
         out: list[GoldTurn] = []
         states: dict[str, tuple[dict, Mapping, Mapping]] = {}
         n_turns = len(turns)
-        for raw_index, turn in enumerate(turns):
-            speaker = turn.speaker
-            if speaker != "USER":
-                if speaker != "SYSTEM":
-                    raise GoldDataError(f"malformed turn: speaker {speaker!r} is neither USER "
-                                        "nor SYSTEM", file=file, dialogue=dialogue_id,
-                                        turn=raw_index)
-                continue
+        for raw_index in range(0, n_turns, 2):  # USER, SYSTEM, USER, ...
+            turn = turns[raw_index]
+            if turn.speaker != "USER":
+                raise _order_error(turn.speaker, file, dialogue_id, raw_index)
             try:
                 if turn.utterance is None:
                     raise _Malformed("missing key 'utterance'")
@@ -91,18 +109,22 @@ class GoldBuilder:
                 else:
                     built = [self._frame(frame, states) for frame in frames_in]
                     frames = tuple([frame for frame, _ in built])
-                    flat = _merged([flat for _, flat in built])
+                    flat = _merged(built)
+                requested, active, services = self.turn_sets(frames)
             except _Malformed as exc:
                 raise GoldDataError(f"malformed turn: {exc}", file=file, dialogue=dialogue_id,
                                     turn=raw_index) from None
             response = None
             if raw_index + 1 < n_turns:
                 following = turns[raw_index + 1]
-                if following.speaker == "SYSTEM":
-                    response = following.utterance
-            requested, active, services = self.turn_sets(frames)
+                if following.speaker != "SYSTEM":
+                    raise _order_error(following.speaker, file, dialogue_id, raw_index + 1)
+                response = following.utterance
             out.append(GoldTurn(dialogue_id, len(out), turn.utterance, flat, requested, active,
                                 services, response, frames, raw_index))
+        if not out:
+            raise GoldDataError("the dialogue has no turns: nothing to score", file=file,
+                                dialogue=dialogue_id)
         services = tuple([names.setdefault(s, s) for s in record.services])
         return GoldDialogue(dialogue_id, tuple(out), services=services)
 
@@ -125,7 +147,8 @@ class GoldBuilder:
                 raise _Malformed(f"service {service!r} is not in the schema")
             keys = self.keys.get(service)
             if keys is None:
-                keys = self.keys[service] = SlotKeys(service)
+                keys = self.keys[service] = (_SchemaKeys(service, self.schema[service])
+                                             if self.schema else SlotKeys(service))
             pooled = self.values.setdefault  # one tuple per distinct value list
             items = sorted(values.items())
             mapping = flat = MappingProxyType(
@@ -140,6 +163,19 @@ class GoldBuilder:
         spans = frame.slots
         return GoldFrame(service, names.setdefault(intent, intent), requested,
                          mapping, _spans(spans, names) if spans else ()), flat
+
+
+def _order_error(speaker: str, file: str, dialogue_id: str, raw_index: int
+                 ) -> GoldDataError:
+    """The error for ``speaker`` at ``raw_index``, where the other speaker was due."""
+    if speaker not in ("USER", "SYSTEM"):
+        problem = f"malformed turn: speaker {speaker!r} is neither USER nor SYSTEM"
+    elif raw_index == 0:
+        problem = "the first turn is SYSTEM; speakers alternate USER, SYSTEM, starting with USER"
+    else:
+        problem = (f"two {speaker} turns in a row; speakers alternate USER, SYSTEM, "
+                   "starting with USER")
+    return GoldDataError(problem, file=file, dialogue=dialogue_id, turn=raw_index)
 
 
 def _decoded_frames(raw: Raw) -> tuple[Frame, ...] | None:
@@ -168,8 +204,15 @@ def _spans(spans: tuple[Span, ...], names: dict[str, str]) -> tuple[SlotSpan, ..
     return tuple(out)
 
 
-def _merged(flats: list[Mapping]) -> Mapping:
-    """The flat states of a turn's frames as one, sorted by key (a tie keeps the larger
-    value tuple)."""
-    items = sorted([item for flat in flats for item in flat.items()])
-    return MappingProxyType(dict(items)) if items else _EMPTY
+def _merged(built: list[tuple[GoldFrame, Mapping]]) -> Mapping:
+    """The flat states of a turn's frames as one, sorted by key; a slot in two frames (of
+    one service) with different values raises :class:`_Malformed`, as in MultiWOZ 2.2."""
+    items = sorted([item for _, flat in built for item in flat.items()])
+    merged = dict(items)
+    if len(merged) < len(items):  # a slot in two frames: one value list, or contradictory
+        for (key, values), (other, other_values) in pairwise(items):
+            if key == other and values != other_values:
+                owners = [frame.service for frame, flat in built if key in flat]
+                raise _Malformed(f"slot {key!r} has different values in frames {owners[0]!r} "
+                                 f"and {owners[1]!r}")
+    return MappingProxyType(merged) if merged else _EMPTY

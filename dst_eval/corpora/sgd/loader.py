@@ -7,9 +7,11 @@ JSONL). Each file is decoded into typed records holding only what scoring needs
 a time, in this process.
 
 ``GoldSet.schema``/``slots``/``categorical_slots`` come from the split's ``schema.json``
-(empty when there is none), ``seen_services`` from ``<root>/train/schema.json`` (None when
-there is none). Malformed gold raises :class:`GoldDataError` naming the file, the
-dialogue and the turn by its position in ``turns``; two dialogues with one id too.
+(empty when there is none; then the frames' services and slots are not checked against
+it), ``seen_services`` from ``<root>/train/schema.json`` (None when there is none).
+Malformed gold (:mod:`.build` lists the checks) raises :class:`GoldDataError` naming the
+file, the dialogue and the turn by its position in ``turns``; two dialogues with one id
+too.
 """
 
 from __future__ import annotations

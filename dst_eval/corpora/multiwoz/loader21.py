@@ -336,17 +336,15 @@ def _read_domain(domain: str, raw: bytes, where: dict) -> _DomainRead:
             raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)
         book = part == "book"
         for slot, value in slots.items():
+            if book and slot == "booked":  # never a slot, whatever its type
+                booked = bool(value)
+                continue
             if type(value) is not str:
-                if book and slot == "booked":
-                    booked = bool(value)
-                    continue
                 raise GoldDataError(
                     f"value of {domain}.{part}.{slot} must be a string, not "
                     f"{type(value).__name__}",
                     **where,
                 )
-            if book and slot == "booked":
-                booked = bool(value)
             if value in EMPTY_VALUES:  # fast path: most slots are "" or "not mentioned"
                 continue
             belief.append((f"book{slot}" if book else slot, value))

@@ -1,0 +1,38 @@
+"""MultiWOZ 2.1 ``data.json`` loader: defects an audit found (gold scored that the user did
+not mean, or a traceback where a one-line gold error belongs)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dst_eval.corpora.multiwoz import loader21
+from dst_eval.errors import GoldDataError
+
+
+def _sample(gold_samples: Path) -> dict[str, Any]:
+    return json.loads((gold_samples / "multiwoz21" / "data.json").read_text("utf-8"))
+
+
+def _write(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("booked", ["x", "", ["ref"], [], None, 3])
+def test_book_booked_is_never_a_slot(tmp_path: Path, gold_samples: Path, booked: Any) -> None:
+    """``book.booked`` of any type (a string was read as the slot ``hotel-bookbooked``)."""
+    data = _sample(gold_samples)
+    data["SMPL001.json"]["log"][1]["metadata"]["hotel"]["book"]["booked"] = booked
+    gold = loader21.load(_write(tmp_path / "data.json", data))
+    turn = gold.get("SMPL001.json").turns[0]
+    # SMPL001 log[1] metadata: hotel semi area east, pricerange cheap, stars "do n't care";
+    # every other value is "", "none" or "not mentioned"
+    assert dict(turn.state) == {"hotel-area": ("east",), "hotel-pricerange": ("cheap",),
+                                "hotel-stars": ("dontcare",)}
+    assert all(slot != "bookbooked" for _domain, items in turn.system_annotations["belief"]
+               for slot, _value in items)

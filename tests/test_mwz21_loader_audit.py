@@ -36,3 +36,23 @@ def test_book_booked_is_never_a_slot(tmp_path: Path, gold_samples: Path, booked:
                                 "hotel-stars": ("dontcare",)}
     assert all(slot != "bookbooked" for _domain, items in turn.system_annotations["belief"]
                for slot, _value in items)
+
+
+@pytest.mark.parametrize("part", ["semi", "book"])
+def test_null_semi_or_book_is_a_gold_error(tmp_path: Path, gold_samples: Path,
+                                           part: str) -> None:
+    """``semi: null`` was read as an empty domain (the hotel slots of that turn dropped);
+    a present null is a wrong type like ``[]``; an absent part stays allowed."""
+    data = _sample(gold_samples)
+    data["SMPL001.json"]["log"][1]["metadata"]["hotel"][part] = None
+    file = _write(tmp_path / "data.json", data)
+    with pytest.raises(GoldDataError, match=f"metadata hotel.{part} must be an object") as info:
+        loader21.load(file)
+    assert (info.value.file, info.value.dialogue, info.value.turn) == (
+        str(file), "SMPL001.json", 1)
+    assert info.value.exit_code == 4
+    del data["SMPL001.json"]["log"][1]["metadata"]["hotel"][part]
+    absent = loader21.load(_write(tmp_path / "absent.json", data))
+    state = absent.get("SMPL001.json").turns[0].state  # only hotel semi slots are set there
+    assert sorted(state) == ([] if part == "semi" else
+                             ["hotel-area", "hotel-pricerange", "hotel-stars"])

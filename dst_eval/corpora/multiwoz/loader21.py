@@ -329,8 +329,8 @@ def _read_domain(domain: str, raw: bytes, where: dict) -> _DomainRead:
     belief: list[tuple[str, str]] = []
     booked = False
     for part in ("semi", "book"):
-        slots = parts.get(part)
-        if slots is None:
+        slots = parts.get(part, _MISSING)
+        if slots is _MISSING:  # absent; a present null is a wrong type
             continue
         if type(slots) is not dict:
             raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)

@@ -56,3 +56,37 @@ def test_null_semi_or_book_is_a_gold_error(tmp_path: Path, gold_samples: Path,
     state = absent.get("SMPL001.json").turns[0].state  # only hotel semi slots are set there
     assert sorted(state) == ([] if part == "semi" else
                              ["hotel-area", "hotel-pricerange", "hotel-stars"])
+
+
+def test_goal_that_does_not_parse_is_a_gold_error(tmp_path: Path, gold_samples: Path,
+                                                  shared_dir: Path, capsys) -> None:
+    """A Latin-1 byte in ``goal`` (parsed lazily, for response scoring) was an exit-1
+    JSONDecodeError; it is a one-line exit-4 error naming file and dialogue."""
+    from dst_eval.cli.app import main
+
+    folder = tmp_path / "gold"
+    folder.mkdir()
+    for name in ("testListFile", "valListFile"):
+        (folder / name).write_bytes((gold_samples / "multiwoz21" / name).read_bytes())
+    data = _sample(gold_samples)
+    data["SMPL001.json"]["goal"]["hotel"]["info"]["area"] = "GOAL-AREA"
+    file = folder / "data.json"
+    file.write_bytes(json.dumps(data).encode().replace(b"GOAL-AREA", b"e\xe9st"))
+    gold = loader21.load(file, split="test")  # DST reads no goal: loads
+    with pytest.raises(GoldDataError, match="goal entry 'hotel' is not valid JSON") as info:
+        dict(gold.get("SMPL001.json").goal)
+    assert (info.value.file, info.value.dialogue, info.value.exit_code) == (
+        str(file), "SMPL001.json", 4)
+
+    predictions = json.loads((gold_samples / "multiwoz21" / "predictions.json").read_text())
+    for turns in predictions.values():
+        for turn in turns:
+            turn["response"] = "there is a [value_area] hotel"
+    pred = _write(tmp_path / "pred.json", predictions)
+    for profile in ("strict", "mwzeval"):
+        code = main([str(pred), "--gold", str(file), "--split", "test", "--profile", profile,
+                     "--db", str(shared_dir / "corpora" / "multiwoz21" / "db"), "-f", "json",
+                     "-q"])
+        err = capsys.readouterr().err.strip()
+        assert code == 4 and "Traceback" not in err and len(err.splitlines()) == 1
+        assert f"{file}, dialogue SMPL001.json: goal entry 'hotel'" in err

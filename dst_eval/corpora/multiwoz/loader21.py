@@ -38,7 +38,9 @@ then ``book`` (as ``book<slot>``), values as written except ``""``, ``none`` and
 
 Speed: typed decoding (msgspec) of only ``goal`` and ``log[*].text/metadata/span_info``;
 each domain's metadata stays raw JSON and is parsed once per distinct content.
-``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples);
+``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples; each
+entry parsed on first access, so an entry that does not parse -- invalid UTF-8 -- is a
+:class:`~dst_eval.errors.GoldDataError` naming file and dialogue when responses are scored);
 ``GoldDialogue.services`` = the goal's domains with a non-empty goal, in goal order.
 ``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots); every annotated
 slot stays in the state, also outside them (``hospital-department`` in 7 val turns).
@@ -246,18 +248,25 @@ _MISSING = object()
 
 class _Goal(Mapping):
     """A dialogue's ``goal``, read-only: each entry is parsed (and deep-frozen) on first
-    access -- only response scoring reads goals, DST never pays for them."""
+    access -- only response scoring reads goals, DST never pays for them. An entry that
+    does not parse (invalid UTF-8) is a :class:`GoldDataError` naming file and dialogue."""
 
-    __slots__ = ("_raw", "_parsed")
+    __slots__ = ("_raw", "_parsed", "_where")
 
-    def __init__(self, raw: dict[str, bytes]) -> None:
+    def __init__(self, raw: dict[str, bytes], where: dict[str, str]) -> None:
         self._raw = raw
         self._parsed: dict[str, Any] = {}
+        self._where = where
 
     def __getitem__(self, key: str) -> Any:
         value = self._parsed.get(key, _MISSING)
         if value is _MISSING:
-            value = self._parsed[key] = deep_freeze(orjson.loads(self._raw[key]))
+            try:
+                parsed = orjson.loads(self._raw[key])
+            except orjson.JSONDecodeError as exc:
+                raise GoldDataError(f"goal entry {key!r} is not valid JSON ({exc.msg})",
+                                    **self._where) from None
+            value = self._parsed[key] = deep_freeze(parsed)
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -437,7 +446,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
     if texts:  # entries that are non-empty objects
         services_goal = tuple(d for d, g in texts.items() if g[:1] == b"{"
                               and not _EMPTY_OBJECT.fullmatch(g))
-    frozen_goal = MappingProxyType(_Goal(texts)) if texts is not None else None
+    frozen_goal = MappingProxyType(_Goal(texts, where)) if texts is not None else None
     return GoldDialogue(
         dialogue_id=dialogue_id, turns=tuple(turns), services=services_goal, goal=frozen_goal
     )

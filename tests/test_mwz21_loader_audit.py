@@ -90,3 +90,33 @@ def test_goal_that_does_not_parse_is_a_gold_error(tmp_path: Path, gold_samples: 
         err = capsys.readouterr().err.strip()
         assert code == 4 and "Traceback" not in err and len(err.splitlines()) == 1
         assert f"{file}, dialogue SMPL001.json: goal entry 'hotel'" in err
+
+
+@pytest.mark.parametrize("stray_first", [False, True])
+def test_zip_list_files_count_only_next_to_the_data(tmp_path: Path, gold_samples: Path,
+                                                    stray_first: bool) -> None:
+    """A ``testListFile`` in another folder of the zip replaced the one beside ``data.json``
+    (the last member of that name won): ``--split test`` scored the dev dialogue."""
+    import zipfile
+
+    sample = gold_samples / "multiwoz21"
+    stray = ("sub/testListFile", "SMPL002.json\n")  # names the dev dialogue
+    data = (sample / "data.json").read_text("utf-8")
+    members = [("data.json", data),
+               ("testListFile", "SMPL001.json\n"), ("valListFile", "SMPL002.json\n")]
+    members = [stray, *members] if stray_first else [*members, stray]
+    archive = tmp_path / "gold.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name, text in members:
+            zf.writestr(name, text)
+    assert [d.dialogue_id for d in loader21.load(archive, split="test")] == ["SMPL001.json"]
+    assert [d.dialogue_id for d in loader21.load(archive, split="dev")] == ["SMPL002.json"]
+
+    alone = tmp_path / "alone.zip"  # data in a folder, list files only elsewhere: none
+    with zipfile.ZipFile(alone, "w") as zf:
+        zf.writestr("release/data.json", data)
+        zf.writestr("testListFile", "SMPL001.json\n")
+        zf.writestr("other/testListFile", "SMPL001.json\n")
+    with pytest.raises(GoldDataError, match="holds no test split"):
+        loader21.load(alone, split="test")
+    assert len(loader21.load(alone)) == 2  # no list file: the whole file

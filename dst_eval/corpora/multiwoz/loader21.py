@@ -7,7 +7,8 @@ user (even positions) and system (odd positions) turns; ``log[2i+1].metadata`` =
 user turn ``i``. A final user turn without a following system turn has no state and is skipped.
 
 Split: with ``split`` given and ``testListFile`` / ``valListFile`` (optionally ``.txt`` /
-``.json``) next to the file (or inside the zip), only the listed dialogues are kept (``test``;
+``.json``) next to the file (in a zip: in the folder of its data member; list files in other
+folders of the zip are ignored), only the listed dialogues are kept (``test``;
 ``val``/``dev``/``validation``; ``train`` = listed in neither, needs both lists). A file
 named for its split (``test.json.zip``) holds that split only. ``split`` must name a split
 the gold holds (a list file for it, or the file's own name), else :class:`GoldDataError`
@@ -203,7 +204,9 @@ def _read(path: Path, log: FileLog
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
                 data = _decode(archive.read(member), file)
-                names = {PurePosixPath(n).name: n for n in archive.namelist()}
+                folder = PurePosixPath(member).parent  # list files next to the data only
+                names = {PurePosixPath(n).name: n for n in archive.namelist()
+                         if PurePosixPath(n).parent == folder}
                 for split, stem in LIST_FILES.items():
                     for suffix in LIST_SUFFIXES:
                         if stem + suffix in names:

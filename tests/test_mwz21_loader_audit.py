@@ -3,7 +3,6 @@ not mean, or a traceback where a one-line gold error belongs)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any

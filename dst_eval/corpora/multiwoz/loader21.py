@@ -20,7 +20,7 @@ Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeab
 
 * key ``"{domain}-{slot}"`` lower-cased, spaces removed (``leaveAt`` -> ``leaveat``,
   ``arriveBy`` -> ``arriveby``); ``book`` slots get the prefix ``book`` (``hotel-bookday``,
-  ``restaurant-booktime``, ``train-bookpeople``); ``book.booked`` is ignored;
+  ``restaurant-booktime``, ``train-bookpeople``); ``book.booked`` (of any type) is ignored;
 * values are stripped; ``""``, ``not mentioned`` and ``none`` (any case) mean *not set* and are
   dropped; ``dontcare``, ``dont care``, ``don't care``, ``do n't care``, ``do nt care`` and
   ``do not care`` (any case) become ``dontcare``; every other value is kept as written (the
@@ -47,7 +47,9 @@ entry parsed on first access, so an entry that does not parse -- invalid UTF-8 -
 slot stays in the state, also outside them (``hospital-department`` in 7 val turns).
 
 Malformed gold raises :class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the
-dialogue and the turn by its position in ``log``.
+dialogue and the turn by its position in ``log`` (e.g. a ``semi`` or ``book`` that is present
+but not an object, ``null`` included; an absent one is an empty part). Two dialogue ids that
+match as one (:func:`~dst_eval.gold.dialogue_key`) are refused by :class:`GoldSet`.
 """
 
 from __future__ import annotations

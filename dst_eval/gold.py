@@ -27,6 +27,8 @@ from typing import Any
 
 from msgspec import Struct
 
+from dst_eval.errors import GoldDataError
+
 State = Mapping[str, tuple[str, ...]]
 """Gold state: ``{"domain-slot": (value, variant, ...)}``."""
 
@@ -159,8 +161,16 @@ class GoldSet:
     starts empty; nothing read from a file goes here."""
 
     def __post_init__(self) -> None:
+        """Index the dialogues by :func:`dialogue_key`; two dialogues with one key (ids that
+        differ only in case, ``.json`` or surrounding spaces) are a :class:`GoldDataError`:
+        one prediction would be scored against both."""
+        by_key: dict[str, GoldDialogue] = {}
         for dialogue in self.dialogues:
-            self._by_key[dialogue_key(dialogue.dialogue_id)] = dialogue
+            first = by_key.setdefault(dialogue_key(dialogue.dialogue_id), dialogue)
+            if first is not dialogue:
+                raise duplicate_id_error(first.dialogue_id, dialogue.dialogue_id,
+                                         file=self.source)
+        self._by_key.update(by_key)
 
     def __iter__(self) -> Iterator[GoldDialogue]:
         return iter(self.dialogues)
@@ -185,3 +195,14 @@ def dialogue_key(dialogue_id: str) -> str:
     """Matching key of a dialogue id: lower-case, without a ``.json`` suffix."""
     key = str(dialogue_id).strip().lower()
     return key[:-5] if key.endswith(".json") else key
+
+
+def duplicate_id_error(first: str, second: str, *, file: str | None,
+                       first_file: str | None = None) -> GoldDataError:
+    """The error for gold dialogue ``second`` whose :func:`dialogue_key` an earlier one,
+    ``first`` (read from ``first_file`` when that is another file), already has."""
+    same = "twice" if first == second else (
+        f"and {second!r} are one id (ids match ignoring case, surrounding spaces and .json)")
+    also = f" (also in {first_file})" if first_file not in (None, file) else ""
+    return GoldDataError(f"duplicate dialogue id: {first!r} {same}{also}", file=file,
+                         dialogue=second)

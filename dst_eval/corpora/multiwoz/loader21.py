@@ -7,7 +7,8 @@ user (even positions) and system (odd positions) turns; ``log[2i+1].metadata`` =
 user turn ``i``. A final user turn without a following system turn has no state and is skipped.
 
 Split: with ``split`` given and ``testListFile`` / ``valListFile`` (optionally ``.txt`` /
-``.json``) next to the file (or inside the zip), only the listed dialogues are kept (``test``;
+``.json``) next to the file (in a zip: in the folder of its data member; list files in other
+folders of the zip are ignored), only the listed dialogues are kept (``test``;
 ``val``/``dev``/``validation``; ``train`` = listed in neither, needs both lists). A file
 named for its split (``test.json.zip``) holds that split only. ``split`` must name a split
 the gold holds (a list file for it, or the file's own name), else :class:`GoldDataError`
@@ -19,7 +20,7 @@ Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeab
 
 * key ``"{domain}-{slot}"`` lower-cased, spaces removed (``leaveAt`` -> ``leaveat``,
   ``arriveBy`` -> ``arriveby``); ``book`` slots get the prefix ``book`` (``hotel-bookday``,
-  ``restaurant-booktime``, ``train-bookpeople``); ``book.booked`` is ignored;
+  ``restaurant-booktime``, ``train-bookpeople``); ``book.booked`` (of any type) is ignored;
 * values are stripped; ``""``, ``not mentioned`` and ``none`` (any case) mean *not set* and are
   dropped; ``dontcare``, ``dont care``, ``don't care``, ``do n't care``, ``do nt care`` and
   ``do not care`` (any case) become ``dontcare``; every other value is kept as written (the
@@ -38,13 +39,17 @@ then ``book`` (as ``book<slot>``), values as written except ``""``, ``none`` and
 
 Speed: typed decoding (msgspec) of only ``goal`` and ``log[*].text/metadata/span_info``;
 each domain's metadata stays raw JSON and is parsed once per distinct content.
-``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples);
+``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples; each
+entry parsed on first access, so an entry that does not parse -- invalid UTF-8 -- is a
+:class:`~dst_eval.errors.GoldDataError` naming file and dialogue when responses are scored);
 ``GoldDialogue.services`` = the goal's domains with a non-empty goal, in goal order.
 ``GoldSet.slots`` = ``configs/multiwoz21.toml`` ``slots`` (the 30 TRADE slots); every annotated
 slot stays in the state, also outside them (``hospital-department`` in 7 val turns).
 
 Malformed gold raises :class:`~dst_eval.errors.GoldDataError` (exit 4) naming the file, the
-dialogue and the turn by its position in ``log``.
+dialogue and the turn by its position in ``log`` (e.g. a ``semi`` or ``book`` that is present
+but not an object, ``null`` included; an absent one is an empty part). Two dialogue ids that
+match as one (:func:`~dst_eval.gold.dialogue_key`) are refused by :class:`GoldSet`.
 """
 
 from __future__ import annotations
@@ -201,7 +206,9 @@ def _read(path: Path, log: FileLog
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
                 data = _decode(archive.read(member), file)
-                names = {PurePosixPath(n).name: n for n in archive.namelist()}
+                folder = PurePosixPath(member).parent  # list files next to the data only
+                names = {PurePosixPath(n).name: n for n in archive.namelist()
+                         if PurePosixPath(n).parent == folder}
                 for split, stem in LIST_FILES.items():
                     for suffix in LIST_SUFFIXES:
                         if stem + suffix in names:
@@ -246,18 +253,25 @@ _MISSING = object()
 
 class _Goal(Mapping):
     """A dialogue's ``goal``, read-only: each entry is parsed (and deep-frozen) on first
-    access -- only response scoring reads goals, DST never pays for them."""
+    access -- only response scoring reads goals, DST never pays for them. An entry that
+    does not parse (invalid UTF-8) is a :class:`GoldDataError` naming file and dialogue."""
 
-    __slots__ = ("_raw", "_parsed")
+    __slots__ = ("_raw", "_parsed", "_where")
 
-    def __init__(self, raw: dict[str, bytes]) -> None:
+    def __init__(self, raw: dict[str, bytes], where: dict[str, str]) -> None:
         self._raw = raw
         self._parsed: dict[str, Any] = {}
+        self._where = where
 
     def __getitem__(self, key: str) -> Any:
         value = self._parsed.get(key, _MISSING)
         if value is _MISSING:
-            value = self._parsed[key] = deep_freeze(orjson.loads(self._raw[key]))
+            try:
+                parsed = orjson.loads(self._raw[key])
+            except orjson.JSONDecodeError as exc:
+                raise GoldDataError(f"goal entry {key!r} is not valid JSON ({exc.msg})",
+                                    **self._where) from None
+            value = self._parsed[key] = deep_freeze(parsed)
         return value
 
     def __iter__(self) -> Iterator[str]:
@@ -329,24 +343,22 @@ def _read_domain(domain: str, raw: bytes, where: dict) -> _DomainRead:
     belief: list[tuple[str, str]] = []
     booked = False
     for part in ("semi", "book"):
-        slots = parts.get(part)
-        if slots is None:
+        slots = parts.get(part, _MISSING)
+        if slots is _MISSING:  # absent; a present null is a wrong type
             continue
         if type(slots) is not dict:
             raise GoldDataError(f"metadata {domain}.{part} must be an object", **where)
         book = part == "book"
         for slot, value in slots.items():
+            if book and slot == "booked":  # never a slot, whatever its type
+                booked = bool(value)
+                continue
             if type(value) is not str:
-                if book and slot == "booked":
-                    booked = bool(value)
-                    continue
                 raise GoldDataError(
                     f"value of {domain}.{part}.{slot} must be a string, not "
                     f"{type(value).__name__}",
                     **where,
                 )
-            if book and slot == "booked":
-                booked = bool(value)
             if value in EMPTY_VALUES:  # fast path: most slots are "" or "not mentioned"
                 continue
             belief.append((f"book{slot}" if book else slot, value))
@@ -439,7 +451,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str,
     if texts:  # entries that are non-empty objects
         services_goal = tuple(d for d, g in texts.items() if g[:1] == b"{"
                               and not _EMPTY_OBJECT.fullmatch(g))
-    frozen_goal = MappingProxyType(_Goal(texts)) if texts is not None else None
+    frozen_goal = MappingProxyType(_Goal(texts, where)) if texts is not None else None
     return GoldDialogue(
         dialogue_id=dialogue_id, turns=tuple(turns), services=services_goal, goal=frozen_goal
     )

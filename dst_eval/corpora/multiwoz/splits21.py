@@ -1,12 +1,13 @@
 """Which dialogues of a MultiWOZ 2.0/2.1/2.4 ``data.json`` a split is.
 
 A file named for a split (``test.json``, ``val.json.zip``) is that split. Otherwise the list
-files next to it (``testListFile``, ``valListFile``; ``.txt``/``.json`` too, or inside the
-zip) name the test and dev dialogues; the dialogues in no list file are ``train`` when both
-lists exist, else ``unlisted`` (no ``--split`` names them). :func:`held_splits` says which
-splits a file holds, :func:`check_split` refuses a split it does not hold (exit 4) and no
-``--split`` on a file holding several (exit 2), :func:`check_named_file` refuses a file named
-for a split that its list file contradicts, :func:`select` picks the dialogue ids.
+files next to it (``testListFile``, ``valListFile``; ``.txt``/``.json`` too, or in the zip
+folder of its data member) name the test and dev dialogues; the dialogues in no list file
+are ``train`` when both lists exist, else ``unlisted`` (no ``--split`` names them).
+:func:`held_splits` says which splits a file holds, :func:`check_split` refuses a split it
+does not hold (exit 4) and no ``--split`` on a file holding several (exit 2),
+:func:`check_named_file` refuses a file named for a split that its list file contradicts,
+:func:`select` picks the dialogue ids.
 """
 
 from __future__ import annotations

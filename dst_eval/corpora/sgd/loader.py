@@ -11,7 +11,8 @@ a time, in this process.
 it), ``seen_services`` from ``<root>/train/schema.json`` (None when there is none).
 Malformed gold (:mod:`.build` lists the checks) raises :class:`GoldDataError` naming the
 file, the dialogue and the turn by its position in ``turns``; two dialogues with one id
-too.
+too (ids that differ only in case, ``.json`` or surrounding spaces are one id:
+:func:`~dst_eval.gold.dialogue_key`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from dst_eval.corpora.sgd.build import GoldBuilder
 from dst_eval.corpora.sgd.files import read_dialogues, read_schema
 from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.corpora.sgd.locate import SPLITS, Source, locate, sniff
-from dst_eval.errors import GoldDataError
-from dst_eval.gold import GoldDialogue, GoldSet
+from dst_eval.gold import GoldDialogue, GoldSet, dialogue_key, duplicate_id_error
 from dst_eval.readahead import read_ahead
 
 __all__ = ["SPLITS", "flat_slot_key", "load", "load_source", "sniff"]
@@ -43,14 +43,16 @@ def load_source(source: Source) -> GoldSet:
     train = read_schema(source.train_schema, log) if source.train_schema else None
     builder = GoldBuilder(schema)
     dialogues: list[GoldDialogue] = []
-    seen: set[str] = set()
+    seen: dict[str, tuple[str, str]] = {}  # dialogue_key -> (id, file)
     for path in read_ahead(source.files):
         file = str(path)
         for record in read_dialogues(path, log):
-            if record.dialogue_id in seen:
-                raise GoldDataError("duplicate dialogue id", file=file,
-                                    dialogue=record.dialogue_id)
-            seen.add(record.dialogue_id)
+            key = dialogue_key(record.dialogue_id)
+            if key in seen:
+                first, first_file = seen[key]
+                raise duplicate_id_error(first, record.dialogue_id, file=file,
+                                         first_file=first_file)
+            seen[key] = (record.dialogue_id, file)
             dialogues.append(builder.dialogue(record, file))
     return GoldSet(
         corpus="sgd",

@@ -234,3 +234,15 @@ def test_none_for_unset_is_named_where_a_profile_scores_it(golds, files,
             assert f"{nones:,} predicted 'none' values" in str(named[0])
         else:
             assert not named, profile
+
+
+def test_dontcare_ignore_is_named_as_not_applying(golds, files) -> None:
+    """TripPy scores dontcare as a class value: ``--dontcare ignore`` changes no number of
+    the trippy profile, so the run says it does not apply (it was silent)."""
+    gold, path = golds["test"], files[("test", "mixed")]
+    plain = evaluate(path, gold=gold, profile="trippy")
+    ignored = evaluate(path, gold=gold, profile="trippy", dontcare="ignore")
+    assert ignored.scores == plain.scores
+    assert any("--dontcare ignore is ignored by the trippy profile" in n for n in ignored.notes)
+    assert not any("--dontcare" in n for n in plain.notes)
+

@@ -216,6 +216,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         notes.append(f"{left_out} turn(s) past where TripPy's reader stops not scored")
     if options.normalisation:
         notes.append("--norm is ignored by the trippy profile (TripPy's own matching)")
+    if options.dontcare != "value":
+        notes.append(f"--dontcare {options.dontcare} is ignored by the trippy profile (TripPy "
+                     "predicts dontcare as a class and scores it as a value)")
     per_turn: dict[str, Any] = {"dialogue_id": ids, "turn_index": turns, "predicted": predicted}
     per_turn.update(table.columns)
     return (result or Result()).add(

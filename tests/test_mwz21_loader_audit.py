@@ -90,6 +90,28 @@ def test_goal_that_does_not_parse_is_a_gold_error(tmp_path: Path, gold_samples: 
         assert code == 4 and "Traceback" not in err and len(err.splitlines()) == 1
         assert f"{file}, dialogue SMPL001.json: goal entry 'hotel'" in err
 
+    # a leaderboard on that gold: a gold problem, not the submissions' (they were all
+    # listed as invalid, exit 3, for the gold's defect)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("a.json", "b.json"):
+        _write(subs / name, predictions)
+    config = tmp_path / "board.toml"
+    config.write_text("\n".join([
+        "[leaderboard]", 'corpus = "multiwoz21"', f"gold = {json.dumps(str(file))}",
+        'split = "test"', 'metrics = ["joint_goal_accuracy", "inform"]',
+        'rank_by = "joint_goal_accuracy"',
+        "[[submissions]]", f"dir = {json.dumps(str(subs))}",
+        "[leaderboard.options]",
+        f"db = {json.dumps(str(shared_dir / 'corpora' / 'multiwoz21' / 'db'))}", ""]),
+        encoding="utf-8")
+    for extra in ([], ["--check", str(subs / "a.json")]):
+        code = main(["leaderboard", str(config), "--output-dir", str(tmp_path / "out"),
+                     "--no-cache", "-q", *extra])
+        err = capsys.readouterr().err
+        assert code == 4 and "goal entry 'hotel' is not valid JSON" in err, (extra, err)
+        assert "INVALID" not in err and "invalid:" not in err
+
 
 @pytest.mark.parametrize("stray_first", [False, True])
 def test_zip_list_files_count_only_next_to_the_data(tmp_path: Path, gold_samples: Path,

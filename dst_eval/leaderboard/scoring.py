@@ -27,7 +27,7 @@ import orjson
 
 from dst_eval import evaluate
 from dst_eval.corpora import load_gold
-from dst_eval.errors import CoverageError, DstEvalError, UsageError
+from dst_eval.errors import CoverageError, DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.leaderboard.cache import (
     CACHE_FORMAT,
@@ -201,6 +201,8 @@ class Scorer:
                           f"({self.config.options.get('min_coverage', DEFAULT_MIN_COVERAGE):g}) "
                           f"of them; min_coverage = {exc.accepts:.2f} or lower in "
                           "[leaderboard.options] accepts it") from None
+        except GoldDataError:  # the board's gold (or its resources), not this submission:
+            raise  # it stops the build (exit 4) instead of refusing every submission
         except DstEvalError as exc:
             location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",
                                              exc.turn is not None and f"turn {exc.turn}") if p)

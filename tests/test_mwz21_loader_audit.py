@@ -90,27 +90,40 @@ def test_goal_that_does_not_parse_is_a_gold_error(tmp_path: Path, gold_samples: 
         assert code == 4 and "Traceback" not in err and len(err.splitlines()) == 1
         assert f"{file}, dialogue SMPL001.json: goal entry 'hotel'" in err
 
-    # a leaderboard on that gold: a gold problem, not the submissions' (they were all
-    # listed as invalid, exit 3, for the gold's defect)
+    # a leaderboard on that gold: a problem of the gold, not of the submission that makes
+    # the scorer read the goal (responses), and not one that stops the others' scoring (a
+    # DST-only submission never reads the goal): the build ends with exit 4 and still ranks
+    # the others; it used to list the submission as invalid (exit 3), then (fc47818) to
+    # stop the whole build when one submission carried responses
     subs = tmp_path / "subs"
     subs.mkdir()
-    for name in ("a.json", "b.json"):
-        _write(subs / name, predictions)
+    _write(subs / "with_responses.json", predictions)
+    _write(subs / "dst_only.json", {d: [{"state": t["state"]} for t in turns]
+                                    for d, turns in predictions.items()})
     config = tmp_path / "board.toml"
     config.write_text("\n".join([
         "[leaderboard]", 'corpus = "multiwoz21"', f"gold = {json.dumps(str(file))}",
-        'split = "test"', 'metrics = ["joint_goal_accuracy", "inform"]',
+        'split = "test"', 'metrics = ["joint_goal_accuracy"]',
         'rank_by = "joint_goal_accuracy"',
         "[[submissions]]", f"dir = {json.dumps(str(subs))}",
         "[leaderboard.options]",
         f"db = {json.dumps(str(shared_dir / 'corpora' / 'multiwoz21' / 'db'))}", ""]),
         encoding="utf-8")
-    for extra in ([], ["--check", str(subs / "a.json")]):
-        code = main(["leaderboard", str(config), "--output-dir", str(tmp_path / "out"),
-                     "--no-cache", "-q", *extra])
-        err = capsys.readouterr().err
-        assert code == 4 and "goal entry 'hotel' is not valid JSON" in err, (extra, err)
-        assert "INVALID" not in err and "invalid:" not in err
+    out = tmp_path / "out"
+    code = main(["leaderboard", str(config), "--output-dir", str(out), "--no-cache", "-q"])
+    err = capsys.readouterr().err
+    board = json.loads((out / "leaderboard.json").read_text("utf-8"))
+    assert code == 4, err
+    assert [row["submission"] for row in board["rows"]] == ["dst_only.json"]
+    (refused,) = board["invalid"]
+    assert refused["file"] == "with_responses.json"
+    assert "problem with the board's gold data, not with this submission" in refused["reason"]
+    assert "goal entry 'hotel' is not valid JSON" in refused["reason"]
+    for name, expected in (("with_responses.json", 4), ("dst_only.json", 0)):
+        code = main(["leaderboard", str(config), "--output-dir", str(out), "--no-cache", "-q",
+                     "--check", str(subs / name)])
+        capsys.readouterr()
+        assert code == expected, name
 
 
 @pytest.mark.parametrize("stray_first", [False, True])

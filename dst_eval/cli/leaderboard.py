@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dst_eval.errors import EXIT_INVALID_PREDICTIONS, EXIT_OK, UsageError
+from dst_eval.errors import EXIT_GOLD_PROBLEM, EXIT_INVALID_PREDICTIONS, EXIT_OK, UsageError
 
 EXAMPLES = """\
 examples:
@@ -87,6 +87,8 @@ def run_leaderboard(argv: Sequence[str]) -> int:
         candidate_id = board_id(board, candidate.id)
         valid, text = check_report(board, candidate_id)
         sys.stdout.write(text)
+        if any(i.gold and i.id == candidate_id for i in board.invalid):
+            return EXIT_GOLD_PROBLEM
         return EXIT_OK if valid else EXIT_INVALID_PREDICTIONS
     with ProgressDisplay(quiet=args.quiet) as progress:
         board = build_leaderboard(config, cache_dir=cache_dir,
@@ -104,6 +106,8 @@ def run_leaderboard(argv: Sequence[str]) -> int:
         print("wrote " + ", ".join(str(p) for p in paths), file=sys.stderr)
     for invalid in board.invalid:
         print(f"invalid: {invalid.id}: {invalid.reason}", file=sys.stderr)
+    if any(invalid.gold for invalid in board.invalid):
+        return EXIT_GOLD_PROBLEM  # the board's gold, whatever the submissions
     return EXIT_INVALID_PREDICTIONS if board.invalid else EXIT_OK
 
 

@@ -38,6 +38,7 @@ from dst_eval.leaderboard.submissions import (
     MANIFEST_KEYS,
     METADATA_KEYS,
     Candidate,
+    GoldProblem,
     Refused,
     clean_metadata,
     discover,
@@ -76,6 +77,8 @@ class Row:
 class Invalid:
     id: str
     reason: str
+    gold: bool = False
+    """Not the submission's fault: a problem of the board's gold (exit 4)."""
 
 
 @dataclass
@@ -245,7 +248,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
             entry = scorer.entry(candidate, use_cache=not candidate.rescore)
             rows.append(make_row(candidate, entry, config))
         except Refused as exc:
-            invalid.append(Invalid(candidate.id, _relative_text(str(exc), roots)))
+            invalid.append(Invalid(candidate.id, _relative_text(str(exc), roots),
+                                   gold=isinstance(exc, GoldProblem)))
     existing = published_ids(previous)
     if existing is None:
         existing = {row.id for row in rows if row.id not in scorer.scored}

@@ -53,6 +53,7 @@ from dst_eval.leaderboard.reads import (
 from dst_eval.leaderboard.statistics import resample_statistics, to_bytes
 from dst_eval.leaderboard.submissions import (
     Candidate,
+    GoldProblem,
     Refused,
     content_hash,
     submission_key,
@@ -201,8 +202,11 @@ class Scorer:
                           f"({self.config.options.get('min_coverage', DEFAULT_MIN_COVERAGE):g}) "
                           f"of them; min_coverage = {exc.accepts:.2f} or lower in "
                           "[leaderboard.options] accepts it") from None
-        except GoldDataError:  # the board's gold (or its resources), not this submission:
-            raise  # it stops the build (exit 4) instead of refusing every submission
+        except GoldDataError as exc:  # the board's gold (or its resources): not blamed on
+            # the submission, and not allowed to stop the others' scoring (a submission with
+            # responses makes the scorer read goals that a DST-only one never touches)
+            raise GoldProblem(f"not scored: a problem with the board's gold data, not with "
+                              f"this submission: {exc}") from None
         except DstEvalError as exc:
             location = ", ".join(p for p in (exc.dialogue and f"dialogue {exc.dialogue}",
                                              exc.turn is not None and f"turn {exc.turn}") if p)

@@ -40,6 +40,13 @@ class Refused(Exception):
     """A submission that cannot be scored; the message is the reason shown to its author."""
 
 
+class GoldProblem(Refused):
+    """A problem of the board's gold met while scoring one submission: a part of the gold
+    that only some submissions make the scorer read (MultiWOZ goals, read to score
+    responses). That submission is not scored and the reason says it is the gold's; the
+    others are scored and ranked; the build ends with exit 4 (a gold data problem)."""
+
+
 @dataclass
 class Candidate:
     id: str

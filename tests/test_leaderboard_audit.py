@@ -397,3 +397,33 @@ def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 -
                            "--check", small.subs / "sample.json")
     text = capsys.readouterr().out
     assert code == 0 and "p vs #1" not in text and "significantly" not in text, text
+
+
+def test_outputs_replace_links_instead_of_writing_through_them(small):  # noqa: F811 - fixture
+    """Links standing at the output names (a hard link to the gold, a symlink to a
+    submission, a symlink to a file outside the output folder) are replaced by the outputs;
+    their targets keep their bytes (they were overwritten with the board, exit 0)."""
+    import os
+
+    small.out.mkdir()
+    gold_copy = small.root / "gold"
+    shutil.copytree(small.gold_dir, gold_copy)
+    small.config.write_text(small.config.read_text().replace(
+        json.dumps(str(small.gold_dir)), json.dumps(str(gold_copy))))
+    outside = small.root / "outside.txt"
+    outside.write_text("kept", "utf-8")
+    victim = small.subs / "sample.json"
+    targets = {"leaderboard.json": gold_copy / "dialogues_001.json",
+               "leaderboard.html": victim, "leaderboard.md": outside}
+    before = {name: target.read_bytes() for name, target in targets.items()}
+    os.link(targets["leaderboard.json"], small.out / "leaderboard.json")
+    (small.out / "leaderboard.html").symlink_to(victim)
+    (small.out / "leaderboard.md").symlink_to(outside)
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--no-cache")
+    assert code == 0
+    for name, target in targets.items():
+        assert target.read_bytes() == before[name], name
+        written = small.out / name
+        assert not written.is_symlink() and not os.path.samefile(written, target), name
+    assert json.loads((small.out / "leaderboard.json").read_bytes())["rows"]
+    assert not list(small.out.glob(".*.tmp"))

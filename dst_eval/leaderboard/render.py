@@ -11,7 +11,9 @@ absolute paths: unchanged inputs give byte-identical files.
 from __future__ import annotations
 
 import math
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -182,7 +184,10 @@ OUTPUTS = ("leaderboard.md", "leaderboard.json", "leaderboard.html")
 
 
 def write_outputs(board: Leaderboard, directory: Path) -> list[Path]:
-    """Write ``leaderboard.md``, ``.json`` and ``.html`` into ``directory``."""
+    """Write ``leaderboard.md``, ``.json`` and ``.html`` into ``directory``. Each is written
+    to a new file there and moved onto its name (:func:`_replace_file`): a symlink or hard
+    link already standing at that name is replaced, never written through (it could point
+    at the gold, a submission or a file outside the directory)."""
     from dst_eval.html_report import render_leaderboard_html
 
     data = leaderboard_data(board)
@@ -190,9 +195,27 @@ def write_outputs(board: Leaderboard, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, text in zip(OUTPUTS, texts, strict=True):
-        (directory / name).write_bytes(text.encode("utf-8"))
+        _replace_file(directory / name, text.encode("utf-8"))
         paths.append(directory / name)
     return paths
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path``: written to a file created anew (``O_EXCL``: no link
+    followed) in the same directory, then renamed onto ``path`` (a link there is replaced,
+    its target untouched)."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)  # the mode a plain write would give (mkstemp's is 0600)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def check_report(board: Leaderboard, candidate_id: str) -> tuple[bool, str]:

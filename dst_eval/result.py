@@ -58,6 +58,9 @@ class Result:
     turns: list[tuple[Any, Any]] = field(default_factory=list, repr=False)
     """The aligned ``(GoldTurn, PredTurn | None)`` pairs of the run, in gold order: the
     identifying columns and response texts of :meth:`to_pandas`."""
+    resource_files: list[str] = field(default_factory=list, repr=False)
+    """The response resources read (database tables, goals, references, gold states: what
+    ``res:`` digests), so that no output is written over one."""
     compared: tuple[list, list] | None = field(default=None, repr=False)
     """The per-turn ``({key: gold variants}, {key: predicted value})`` a profile compared
     when its gold is not the loader's (``trade`` and ``trippy`` rebuild their anchors'):
@@ -75,7 +78,8 @@ class Result:
             table: Any = None, metric_objects: Iterable[Any] = (),
             tables: Iterable[tuple[Any, list[Any]]] = (),
             outcomes: list[Any] | None = None,
-            compared: tuple[list, list] | None = None) -> Result:
+            compared: tuple[list, list] | None = None,
+            resource_files: Iterable[str] = ()) -> Result:
         """Record what one scorer computed; returns ``self``.
 
         ``scores`` are appended after those already recorded; ``signature_fields`` extend
@@ -108,6 +112,7 @@ class Result:
             self.outcomes += outcomes
         if compared is not None:
             self.compared = compared
+        self.resource_files += list(resource_files)
         return self
 
     # ---- reading -----------------------------------------------------------------------

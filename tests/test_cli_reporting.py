@@ -217,6 +217,39 @@ def test_hard_links_are_one_file(capsys, tmp_path):
     assert (gold / "testListFile").read_bytes() == (mwz21 / "testListFile").read_bytes()
 
 
+def test_outputs_never_overwrite_a_response_resource(capsys, tmp_path, shared_dir):
+    """The response database is an input too: ``-o``/``--report``/``report --html`` naming
+    one of its tables (found next to the gold, given with ``--db``, or a hard link of one)
+    are usage errors and the table keeps its bytes; they were overwritten with exit 0 (and
+    the next run on that database failed)."""
+    import json as json_module
+    import shutil
+
+    mwz21 = ROOT / "gold_samples" / "multiwoz21"
+    gold = tmp_path / "gold"
+    shutil.copytree(mwz21, gold)
+    shutil.copytree(shared_dir / "corpora" / "multiwoz21" / "db", gold / "db")
+    predictions = json_module.loads((mwz21 / "predictions.json").read_text("utf-8"))
+    for turns in predictions.values():
+        for turn in turns:
+            turn["response"] = "there is a [value_area] hotel"
+    pred = tmp_path / "pred.json"
+    pred.write_text(json_module.dumps(predictions), "utf-8")
+    table = gold / "db" / "hotel_db.json"
+    before = table.read_bytes()
+    os.link(table, tmp_path / "linked.json")
+    base = [pred, "--gold", gold / "data.json", "--split", "test", "-q"]
+    for flag in ("-o", "--report"):
+        for target in (table, tmp_path / "linked.json"):
+            code, out, err = run(capsys, *base, flag, target)
+            assert code == 2 and "is a resource file the scoring read" in err, (flag, err)
+    code, out, err = run(capsys, "report", *base, "--html", tmp_path / "linked.json")
+    assert code == 2 and "is a resource file the scoring read" in err, err
+    code, out, err = run(capsys, *base, "--db", gold / "db", "-o", table)
+    assert code == 2 and "would write over or into the input" in err, err
+    assert table.read_bytes() == before
+
+
 # ---- output to a pipe ----------------------------------------------------------------------
 @pytest.mark.parametrize("columns", ["40", "250"])
 def test_piped_output_is_plain_and_uncut(columns, tmp_path):

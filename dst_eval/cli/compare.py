@@ -21,7 +21,9 @@ from dst_eval.cli.parser import (
 )
 from dst_eval.cli.score import (
     check_not_gold,
+    check_not_resource,
     check_writable,
+    resource_args,
     stdout_is_terminal,
     write_text,
 )
@@ -91,7 +93,8 @@ def run_compare(argv: Sequence[str]) -> int:
     seed = resolve_seed(options)
     if options.profile is not None:
         check_resamples(options.profile, "compare")
-    check_writable("--output", args.output, (*args.predictions, args.gold))
+    check_writable("--output", args.output, (*args.predictions, args.gold,
+                                             *resource_args(args)))
     from dst_eval.progress import ProgressDisplay
     from dst_eval.significance import (
         compare_reports,
@@ -114,6 +117,8 @@ def run_compare(argv: Sequence[str]) -> int:
         progress.update("significance tests", total - 1, total)
         result = compare_reports(reports, test=args.test, n=args.n, trials=args.trials,
                                  seed=seed, names=args.predictions, ties=args.ties)
+    for report in reports:
+        check_not_resource("--output", args.output, report.resource_files)
     if args.fmt == "json":
         write_text(comparison_json(result), args.output, machine=True)
     elif args.fmt == "markdown":

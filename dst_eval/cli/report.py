@@ -21,7 +21,12 @@ from dst_eval.cli.parser import (
     options_from,
     read_predictions_arg,
 )
-from dst_eval.cli.score import check_not_gold, check_writable
+from dst_eval.cli.score import (
+    check_not_gold,
+    check_not_resource,
+    check_writable,
+    resource_args,
+)
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.gold import GoldSet
 from dst_eval.options import EvalOptions
@@ -76,7 +81,7 @@ def run_report(argv: Sequence[str]) -> int:
     args = build_report_parser().parse_args(argv)
     options = options_from(args)
     target = Path(args.html)
-    check_writable("--html", args.html, (args.predictions, args.gold))
+    check_writable("--html", args.html, (args.predictions, args.gold, *resource_args(args)))
     from dst_eval.api import as_gold
     from dst_eval.html_report import render_report_html
     from dst_eval.progress import ProgressDisplay
@@ -91,6 +96,7 @@ def run_report(argv: Sequence[str]) -> int:
         report = report_with_breakdowns(predictions, gold, options)
         progress.update("rendering", 3, 4)
         page = render_report_html(report, title=args.title)
+    check_not_resource("--html", args.html, report.resource_files)
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:

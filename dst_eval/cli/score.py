@@ -134,7 +134,7 @@ def run_score(argv: Sequence[str]) -> int:
                          f"--format {args.fmt}")
     outputs = (("--output", args.output), ("--report", args.report))
     for flag, target in outputs:
-        check_writable(flag, target, (args.predictions, args.gold))
+        check_writable(flag, target, (args.predictions, args.gold, *resource_args(args)))
     if args.output and args.report and same_file(Path(args.output), Path(args.report)):
         raise UsageError("--output and --report name the same file")
     from dst_eval.api import as_gold, evaluate
@@ -150,6 +150,8 @@ def run_score(argv: Sequence[str]) -> int:
         progress.update("scoring", 2, 3)
         result = evaluate(predictions, gold=gold, options=options)
         progress.update("done", 3, 3)
+    for flag, target in outputs:
+        check_not_resource(flag, target, result.resource_files)
     write_result(result, args, width)
     return EXIT_OK
 
@@ -188,6 +190,20 @@ def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] =
         if same_file(path, source) or inside:
             raise UsageError(f"{flag} {target}: would write over or into the input {given}; "
                              "write it elsewhere")
+
+
+def resource_args(args: argparse.Namespace) -> list[str | None]:
+    """The response resources given as options (``--db``, ``--goals``, ``--references``,
+    ``--gold-states``): inputs that no output may overwrite."""
+    return [getattr(args, name, None) for name in ("db", "goals", "references", "gold_states")]
+
+
+def check_not_resource(flag: str, target: str | None, read: Sequence[str]) -> None:
+    """A usage error when ``target`` is a response resource the run read (a database table
+    found next to the gold, say), before anything is written."""
+    if target and any(same_file(Path(path), Path(target)) for path in read):
+        raise UsageError(f"{flag} {target}: is a resource file the scoring read (database, "
+                         "goals, references); write it elsewhere")
 
 
 def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:

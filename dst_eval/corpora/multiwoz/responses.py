@@ -134,6 +134,7 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         signature_fields={"resp": "mwzeval-7f19ee0" if compat else "mwzeval-strict",
                           "tok": "13a", "bleu": "corpus",
                           "res": _resources_digest(database, log)},
+        resource_files=[f.path for f in (*database.files, *log.files)],
         groups=groups,
         official=result["official"] if compat else None,
         notes=notes,

@@ -338,6 +338,7 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         counts={"responses": {**counts, "dialogues": len(set(ids))}},
         table=response_table(columns, ids),
         metric_objects=metrics,
+        resource_files=[f.path for f in db.files] if db is not None else (),
     )
 
 

@@ -237,16 +237,28 @@ def test_outputs_never_overwrite_a_response_resource(capsys, tmp_path, shared_di
     pred.write_text(json_module.dumps(predictions), "utf-8")
     table = gold / "db" / "hotel_db.json"
     before = table.read_bytes()
+
+    def refused(err: str) -> bool:
+        return err.count("\n") == 1 and ("is a resource file the scoring read" in err
+                                          or "would write over or into the input" in err)
     os.link(table, tmp_path / "linked.json")
     base = [pred, "--gold", gold / "data.json", "--split", "test", "-q"]
     for flag in ("-o", "--report"):
         for target in (table, tmp_path / "linked.json"):
             code, out, err = run(capsys, *base, flag, target)
-            assert code == 2 and "is a resource file the scoring read" in err, (flag, err)
+            assert code == 2 and refused(err), (flag, err)
     code, out, err = run(capsys, "report", *base, "--html", tmp_path / "linked.json")
-    assert code == 2 and "is a resource file the scoring read" in err, err
+    assert code == 2 and refused(err), err
     code, out, err = run(capsys, *base, "--db", gold / "db", "-o", table)
     assert code == 2 and "would write over or into the input" in err, err
+    # a run that reads no database (no responses) must not overwrite one either
+    dst_only = tmp_path / "dst_only.json"
+    dst_only.write_text(json_module.dumps({d: [{"state": t["state"]} for t in turns]
+                                           for d, turns in predictions.items()}), "utf-8")
+    for target in (table, tmp_path / "linked.json"):
+        code, out, err = run(capsys, dst_only, "--gold", gold / "data.json", "--split", "test",
+                             "-q", "-o", target)
+        assert code == 2 and "would write over or into the input" in err, err
     assert table.read_bytes() == before
 
 

@@ -23,6 +23,7 @@ from dst_eval.cli.score import (
     check_not_gold,
     check_not_resource,
     check_writable,
+    database_inputs,
     resource_args,
     stdout_is_terminal,
     write_text,
@@ -109,6 +110,7 @@ def run_compare(argv: Sequence[str]) -> int:
         progress.update("reading gold", 0, total)
         gold = as_gold(args.gold, options)
         check_not_gold("--output", args.output, gold)
+        check_writable("--output", args.output, database_inputs(gold, args, args.output))
         reports = []
         for i, path in enumerate(args.predictions):
             progress.update(f"scoring {path}", i + 1, total)

@@ -25,6 +25,7 @@ from dst_eval.cli.score import (
     check_not_gold,
     check_not_resource,
     check_writable,
+    database_inputs,
     resource_args,
 )
 from dst_eval.errors import EXIT_OK, UsageError
@@ -90,6 +91,7 @@ def run_report(argv: Sequence[str]) -> int:
         progress.update("reading gold", 0, 4)
         gold = as_gold(args.gold, options)
         check_not_gold("--html", args.html, gold)
+        check_writable("--html", args.html, database_inputs(gold, args, args.html))
         progress.update("reading predictions", 1, 4)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 4)

@@ -145,6 +145,7 @@ def run_score(argv: Sequence[str]) -> int:
         gold = as_gold(args.gold, options)
         for flag, target in outputs:
             check_not_gold(flag, target, gold)
+            check_writable(flag, target, database_inputs(gold, args, target))
         progress.update("reading predictions", 1, 3)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 3)
@@ -196,6 +197,25 @@ def resource_args(args: argparse.Namespace) -> list[str | None]:
     """The response resources given as options (``--db``, ``--goals``, ``--references``,
     ``--gold-states``): inputs that no output may overwrite."""
     return [getattr(args, name, None) for name in ("db", "goals", "references", "gold_states")]
+
+
+def database_inputs(gold: GoldSet, args: argparse.Namespace, target: str | None) -> list[str]:
+    """The response database folder found next to the gold (``database_folder`` of the
+    corpus's responses module, when it has one), whether or not this run reads it: an input
+    no output may write into. Looked up only for a target near the gold (databases are
+    found in the gold's folder or the one above; ``--db`` is checked with the other
+    options), so other runs do not load the responses module."""
+    if not target or getattr(args, "db", None) is not None:
+        return []
+    source = Path(gold.source)
+    base = (source if source.is_dir() else source.parent).resolve()
+    if not {base, base.parent} & set(Path(target).resolve().parents):
+        return []
+    from dst_eval import corpora
+
+    finder = getattr(corpora.get(gold.corpus).responses_module(), "database_folder", None)
+    folder = finder(gold, None) if finder is not None else None
+    return [str(folder)] if folder is not None else []
 
 
 def check_not_resource(flag: str, target: str | None, read: Sequence[str]) -> None:

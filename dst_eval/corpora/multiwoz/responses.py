@@ -63,6 +63,13 @@ def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     return None
 
 
+def database_folder(gold: GoldSet, db: str | Path | None) -> Path | None:
+    """The database folder scoring would read (``db``, else the one found next to the
+    gold), for the CLI's output checks: no output may overwrite one of its tables, whether
+    or not a run reads them."""
+    return _find_db(gold, ResponseResources(db=db))
+
+
 def _resources_digest(database: MultiwozDatabase, log: FileLog) -> str:
     """The content digest (8 hex digits) of every response resource read, as read: the
     database tables, then the ``--goals`` data and ``dialog_acts.json`` (MultiWOZ 2.2),

@@ -48,6 +48,7 @@ the gold data); without it they and the combined scores are n/a.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -175,6 +176,12 @@ def dialogue_goals(dialogue: GoldDialogue, db: RisawozDatabase
 
 
 # ---- scoring --------------------------------------------------------------------------
+def database_folder(gold: GoldSet, db: str | Path | None) -> Path | None:
+    """The database folder scoring would read (``db``, else the one found next to the
+    gold), for the CLI's output checks: no output may overwrite one of its tables."""
+    return find_database(Path(db) if db is not None else None, gold.source)
+
+
 def _database(resources: ResponseResources, gold: GoldSet) -> RisawozDatabase | None:
     directory = find_database(resources.db, resources.gold_path or gold.source)
     if directory is None:

@@ -119,6 +119,8 @@ def test_goal_that_does_not_parse_is_a_gold_error(tmp_path: Path, gold_samples: 
     assert refused["file"] == "with_responses.json"
     assert "problem with the board's gold data, not with this submission" in refused["reason"]
     assert "goal entry 'hotel' is not valid JSON" in refused["reason"]
+    for name in ("leaderboard.md", "leaderboard.json", "leaderboard.html"):  # no server path
+        assert str(tmp_path) not in (out / name).read_text("utf-8"), name
     for name, expected in (("with_responses.json", 4), ("dst_only.json", 0)):
         code = main(["leaderboard", str(config), "--output-dir", str(out), "--no-cache", "-q",
                      "--check", str(subs / name)])

@@ -24,7 +24,7 @@ import orjson
 
 from dst_eval.errors import UsageError
 from dst_eval.leaderboard.cache import Entry, ScoreCache
-from dst_eval.leaderboard.config import LeaderboardConfig
+from dst_eval.leaderboard.config import PATH_OPTIONS, LeaderboardConfig
 from dst_eval.leaderboard.scoring import Scorer
 from dst_eval.leaderboard.statistics import (
     MetricResamples,
@@ -239,6 +239,7 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     rows: list[Row] = []
     invalid: list[Invalid] = []
     roots = sorted({str(s.root) for s in config.sources}, key=len, reverse=True)
+    gold_roots = _gold_roots(config)  # a gold problem's reason names files by their names
     for done, candidate in enumerate(candidates):
         if progress is not None:
             progress(f"scoring {candidate.id}", done, len(candidates))
@@ -248,8 +249,9 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
             entry = scorer.entry(candidate, use_cache=not candidate.rescore)
             rows.append(make_row(candidate, entry, config))
         except Refused as exc:
-            invalid.append(Invalid(candidate.id, _relative_text(str(exc), roots),
-                                   gold=isinstance(exc, GoldProblem)))
+            gold = isinstance(exc, GoldProblem)
+            invalid.append(Invalid(candidate.id, _relative_text(
+                str(exc), gold_roots + roots if gold else roots), gold=gold))
     existing = published_ids(previous)
     if existing is None:
         existing = {row.id for row in rows if row.id not in scorer.scored}
@@ -328,6 +330,17 @@ def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:
     if unknown:
         raise UsageError(f"metric {unknown[0]!r} of the config is not computed by profile "
                          f"{rows[0].entry.signature.profile}; known: {', '.join(sorted(known))}")
+
+
+def _gold_roots(config: LeaderboardConfig) -> list[str]:
+    """The folders of the board's gold and its resource options, longest first: no absolute
+    path of the server's in a published reason."""
+    paths = [config.gold, *(Path(str(v)) for k, v in config.options.items()
+                            if k in PATH_OPTIONS and v)]
+    folders = {str(f) for p in paths for f in (p.parent, p.resolve().parent)}
+    folders |= {str(p) for p in paths if p.is_dir()} | {str(p.resolve()) for p in paths
+                                                         if p.is_dir()}
+    return sorted(folders, key=len, reverse=True)
 
 
 def _relative_text(text: str, roots: Sequence[str]) -> str:

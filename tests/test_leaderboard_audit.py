@@ -427,3 +427,21 @@ def test_outputs_replace_links_instead_of_writing_through_them(small):  # noqa: 
         assert not written.is_symlink() and not os.path.samefile(written, target), name
     assert json.loads((small.out / "leaderboard.json").read_bytes())["rows"]
     assert not list(small.out.glob(".*.tmp"))
+
+
+def test_an_output_dir_in_the_submissions_folder_is_refused(small):  # noqa: F811 - fixture
+    """The outputs in a submissions folder would be read as submissions by the next build
+    (and a submission named leaderboard.json overwritten by the board): exit 2, before
+    any scoring, nothing written."""
+    board_named = small.subs / "leaderboard.json"
+    board_named.write_bytes(orjson.dumps(small.files["sample.json"]))
+    before = board_named.read_bytes()
+    from dst_eval.cli.app import main
+
+    for out in (small.subs, small.subs / "board"):
+        code, calls = run_counting(small.config, "--output-dir", out, "--no-cache",
+                                   entry=lambda argv: main(["leaderboard", *argv]))
+        assert (code, calls) == (2, []), out
+    assert board_named.read_bytes() == before
+    assert not (small.subs / "board").exists()
+

@@ -70,6 +70,7 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     config = load_config(args.config)
     output_dir = Path(args.output_dir)
     if not args.check:  # a usage error before any work, not a traceback after the scoring
+        _outside_submissions(output_dir, config)
         _writable_directory(output_dir)
     cache_dir = None if args.no_cache else Path(
         args.cache_dir or config.cache_dir or output_dir / ".cache")
@@ -121,6 +122,18 @@ def _writable_directory(directory: Path) -> None:
         raise UsageError(f"--output-dir {directory}: {reason}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
         raise UsageError(f"--output-dir {directory}: not writable")
+
+
+def _outside_submissions(directory: Path, config) -> None:
+    """A usage error when ``directory`` is a submissions folder or inside one: the outputs
+    (``leaderboard.json``, ...) would be read as submissions by the next build, and a
+    submission of that name overwritten."""
+    resolved = directory.resolve()
+    for source in config.sources:
+        root = Path(source.root).resolve()
+        if resolved == root or root in resolved.parents:
+            raise UsageError(f"--output-dir {directory}: is in the submissions folder "
+                             f"{source.root}; write the board elsewhere")
 
 
 def board_id(board, wanted: str) -> str:

@@ -52,7 +52,7 @@ from typing import Any, TypedDict
 
 from dst_eval.metrics.base import Metric, TurnTable
 from dst_eval.metrics.normalization import RULE_TABLE_VERSION, Normalizer, Unset
-from dst_eval.metrics.state_compare import flat_state, turn_table
+from dst_eval.metrics.state_compare import NO_GOLD_STATE, flat_state, gold_variants, turn_table
 
 DEFAULT_NORM = f"basic-v{RULE_TABLE_VERSION}"
 DEFAULT_UNSET = "blank+words"
@@ -145,18 +145,11 @@ def canonical_states(
     pred_out: list[dict[str, str] | None] = []
     for row, state in enumerate(y_true):
         if state is None:
-            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
-                             "state, {} when empty)")
+            raise ValueError(f"y_true turn {row}: {NO_GOLD_STATE}")
         gold: dict[str, tuple[str, ...]] = {}
         for key, value in flat_state(state).items():
             key = spell(_check_str(key, row, key, "gold"))
-            if isinstance(value, str):
-                variants: tuple = (value,)
-            elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
-                variants = tuple(value)  # acceptable variants, each checked below
-            else:  # 5, None, b"x", a mapping: neither a value nor a list of variants
-                variants = (_check_str(value, row, key, "gold"),)
-            kept = [v for v in variants if not is_unset(_check_str(v, row, key, "gold"))]
+            kept = [v for v in gold_variants(key, value, row) if not is_unset(v)]
             if kept and key not in gold:
                 gold[key] = norm_fn.variants(key, kept)
         gold_out.append(gold)

@@ -60,6 +60,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from numbers import Real
+from typing import Any
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable
@@ -103,23 +104,24 @@ def flat_state(state: Mapping) -> Mapping:
     return flat
 
 
-def _gold_variants(state: Mapping, row: int) -> dict[str, tuple[str, ...]]:
-    """``{key: (variant, ...)}`` of a gold state that is not all tuples of strings already:
-    a key or value that is not a string (a variant list of strings is one) is the
-    ``TypeError`` of :func:`~.canonical.canonical_states`, naming the turn and slot."""
-    out: dict[str, tuple[str, ...]] = {}
-    for key, value in state.items():
-        if isinstance(value, str):
-            variants: tuple = (value,)
-        elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
-            variants = tuple(value)
-        else:  # 5, None, b"x", a mapping: neither a value nor a list of variants
-            variants = (value,)
-        for item in (key, *variants):
-            if not isinstance(item, str):
-                raise TypeError(f"gold turn {row}, slot {key!r}: value {item!r} is not a string")
-        out[key] = variants
-    return out
+NO_GOLD_STATE = "the gold state is None (a gold turn needs a state, {} when empty)"
+"""The ``ValueError`` text of a ``None`` gold turn (after ``y_true turn <row>: ``)."""
+
+
+def gold_variants(key: str, value: Any, row: int) -> tuple[str, ...]:
+    """The variants of one gold slot: a string is one, a sequence of strings its variants;
+    a key or value that is not a string (5, None, b"x", a mapping) is a ``TypeError`` naming
+    the turn and slot (the metric functions' one rule, :mod:`~.canonical`)."""
+    if isinstance(value, str):
+        variants: tuple = (value,)
+    elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
+        variants = tuple(value)
+    else:  # neither a value nor a list of variants
+        variants = (value,)
+    for item in (key, *variants):
+        if not isinstance(item, str):
+            raise TypeError(f"gold turn {row}, slot {key!r}: value {item!r} is not a string")
+    return variants
 
 
 def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
@@ -252,8 +254,7 @@ def turn_table(
         return domain
     for row in range(n):
         if y_true[row] is None:
-            raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
-                             "state, {} when empty)")
+            raise ValueError(f"y_true turn {row}: {NO_GOLD_STATE}")
         raw_gold = flat_state(y_true[row])
         values = raw_gold.values()
         try:  # gold values seen before, all tuples of strings (the strict profile's)
@@ -266,7 +267,7 @@ def turn_table(
                 gold = raw_gold
                 seen_variants.update(values)
             else:
-                gold = _gold_variants(raw_gold, row)
+                gold = {key: gold_variants(key, value, row) for key, value in raw_gold.items()}
         unpredicted = row in absent if absent else False
         pred = {} if unpredicted else flat_state(y_pred[row] or {})
         dialogue = dialogue_of[row]

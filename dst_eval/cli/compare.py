@@ -23,7 +23,6 @@ from dst_eval.cli.score import (
     check_not_gold,
     check_not_resource,
     check_writable,
-    database_inputs,
     resource_args,
     stdout_is_terminal,
     write_text,
@@ -109,8 +108,7 @@ def run_compare(argv: Sequence[str]) -> int:
     with ProgressDisplay(quiet=args.quiet) as progress:
         progress.update("reading gold", 0, total)
         gold = as_gold(args.gold, options)
-        check_not_gold("--output", args.output, gold)
-        check_writable("--output", args.output, database_inputs(gold, args, args.output))
+        check_not_gold("--output", args.output, gold, args)
         reports = []
         for i, path in enumerate(args.predictions):
             progress.update(f"scoring {path}", i + 1, total)

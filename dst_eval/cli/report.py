@@ -25,7 +25,6 @@ from dst_eval.cli.score import (
     check_not_gold,
     check_not_resource,
     check_writable,
-    database_inputs,
     resource_args,
 )
 from dst_eval.errors import EXIT_OK, UsageError
@@ -90,8 +89,7 @@ def run_report(argv: Sequence[str]) -> int:
     with ProgressDisplay(quiet=args.quiet) as progress:
         progress.update("reading gold", 0, 4)
         gold = as_gold(args.gold, options)
-        check_not_gold("--html", args.html, gold)
-        check_writable("--html", args.html, database_inputs(gold, args, args.html))
+        check_not_gold("--html", args.html, gold, args)
         progress.update("reading predictions", 1, 4)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 4)

@@ -144,8 +144,7 @@ def run_score(argv: Sequence[str]) -> int:
         progress.update("reading gold", 0, 3)
         gold = as_gold(args.gold, options)
         for flag, target in outputs:
-            check_not_gold(flag, target, gold)
-            check_writable(flag, target, database_inputs(gold, args, target))
+            check_not_gold(flag, target, gold, args)
         progress.update("reading predictions", 1, 3)
         predictions = read_predictions_arg(args.predictions, gold.corpus, options)
         progress.update("scoring", 2, 3)
@@ -226,11 +225,14 @@ def check_not_resource(flag: str, target: str | None, read: Sequence[str]) -> No
                          "goals, references); write it elsewhere")
 
 
-def check_not_gold(flag: str, target: str | None, gold: GoldSet) -> None:
+def check_not_gold(flag: str, target: str | None, gold: GoldSet,
+                   args: argparse.Namespace) -> None:
     """A usage error when ``target`` is a file the gold loader read (a list file or schema
-    next to the gold path, say): writing it would change the gold."""
+    next to the gold path, say): writing it would change the gold; or a file of the
+    response database found next to the gold (:func:`database_inputs`)."""
     if target and any(same_file(Path(f.path), Path(target)) for f in gold.files):
         raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
+    check_writable(flag, target, database_inputs(gold, args, target))
 
 
 def write_text(text: str, output: str | None, flag: str = "--output", *,

@@ -84,14 +84,17 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
                         help=f"{'/'.join(DONTCARE_POLICIES)}: dontcare is an ordinary value "
                              "(default) or removed on both sides")
     parser.add_argument("--norm", help="value normalisation policy (strict profile), e.g. "
-                                       "basic, exact, despace, nfkc+despace")
+                                       "basic, exact, despace, nfkc+despace, or the name a "
+                                       "signature's norm: field prints (basic-v1); each "
+                                       "rule once")
     parser.add_argument("--mwzeval-rules", metavar="COMMIT",
                         help=f"mwzeval profile: rule tables of the published leaderboard "
                              f"({MWZEVAL_RULES[0]}, default) or of the latest mwzeval "
                              f"({MWZEVAL_RULES[1]})")
     parser.add_argument("--zero-shot-domain", metavar="DOMAIN",
                         help="zero-shot protocol (TRADE --except_domain): score only the "
-                             "dialogues involving DOMAIN and only its slots")
+                             "dialogues involving DOMAIN and only its slots (coverage is "
+                             "checked on those dialogues)")
     if bootstrap:
         parser.add_argument("--bootstrap", metavar="N",
                             help="95%% confidence intervals from N dialogue-level resamples "

@@ -115,3 +115,19 @@ def test_version_names_are_corpora_of_the_data_json_family() -> None:
     assert EvalOptions(corpus="multiwoz24", profile="mwzeval").corpus == "multiwoz24"
     with pytest.raises(UsageError, match="unknown corpus 'multiwoz23'"):
         EvalOptions(corpus="multiwoz23")
+
+
+@pytest.mark.parametrize("spelling", ["turn_id", "turn\\u005fid"])
+def test_multiwoz22_folder_detected_however_turn_id_is_spelled(
+        tmp_path: Path, gold_samples: Path, spelling: str) -> None:
+    """Detection skips parsing a dialogue file whose bytes hold no ``"turn_id"`` and no
+    ``\\u`` escape (SGD files: ``loader22._parsed_if_turn_ids``); a 2.2 folder is still
+    detected, also when its keys are written with a JSON escape."""
+    text = (gold_samples / "multiwoz22" / "dialogues_001.json").read_text("utf-8")
+    assert '"turn_id"' in text
+    folder = tmp_path / "test"
+    folder.mkdir()
+    (folder / "dialogues_001.json").write_text(text.replace('"turn_id"', f'"{spelling}"'),
+                                               "utf-8")
+    assert detect_corpus(folder) == "multiwoz22"
+    assert detect_corpus(tmp_path) == "multiwoz22"

@@ -71,7 +71,7 @@ import msgspec
 import orjson
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import FileLog, deep_freeze
+from dst_eval.corpora.layout import FileLog, deep_freeze, read_member
 from dst_eval.corpora.multiwoz.loader22 import infer_split
 from dst_eval.corpora.multiwoz.splits21 import (
     LIST_FILES,
@@ -210,7 +210,7 @@ def _read(path: Path, log: FileLog
             with log.open_zip(path) as archive:
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
-                data = _decode(archive.read(member), file)
+                data = _decode(read_member(archive, member), file)
                 folder = PurePosixPath(member).parent  # list files next to the data only
                 names = {PurePosixPath(n).name: n for n in archive.namelist()
                          if PurePosixPath(n).parent == folder}

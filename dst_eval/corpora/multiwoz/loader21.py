@@ -42,8 +42,8 @@ Speed: typed decoding (msgspec) of only ``goal`` and ``log[*].text/metadata/span
 and is parsed once per distinct content (:class:`_Memo`). A turn whose metadata repeats the
 previous turn's shares its state, services and belief; a domain whose metadata repeats the
 previous turn's -- for the first turn, the previous dialogue's first turn -- is not looked
-up again; services are derived once per distinct key set. Measured on the 2.1 test split
-(7,372 turns): building 82 -> 64 ms, the ``dst-eval`` gold stage 255 -> 233 ms (CPU).
+up again; a slot value's items and services are derived once per distinct input. Measured on the 2.1 test split
+(7,372 turns): building 82 -> 60 ms, the ``dst-eval`` gold stage 255 -> 233 ms (CPU).
 ``GoldDialogue.goal`` = the dialogue's ``goal`` (deeply read-only: mappings and tuples; each
 entry parsed on first access, so an entry that does not parse -- invalid UTF-8 -- is a
 :class:`~dst_eval.errors.GoldDataError` naming file and dialogue when responses are scored);
@@ -240,9 +240,8 @@ def _read(path: Path, log: FileLog
 
 _Json = dict[str, Any] | str | int | float | bool | None
 _Spans = tuple[tuple[Any, ...] | _Json, ...] | _Json
-"""``span_info`` as written (any JSON, as :data:`typing.Any` decodes it), but the list and
-the lists in it decoded straight into the tuples a turn keeps (read-only): no list is
-built and copied per span (3 ms of the 2.1 test split)."""
+"""``span_info`` as :data:`typing.Any` decodes it, but its list and the lists in it decoded
+straight into the tuples a turn keeps: no list built and copied per span (3 ms, 2.1 test)."""
 
 
 class _LogEntry(msgspec.Struct):
@@ -305,15 +304,16 @@ _DomainRead = tuple[tuple[tuple[str, tuple[str]], ...], tuple[tuple[str, str], .
 
 class _Memo:
     """What building computes once per distinct input within one :func:`load`: ``domains``
-    (domain -> metadata bytes -> :func:`_read_domain` of them), ``names`` (``(domain, slot,
-    book)`` -> ``(belief name, canonical key)``), ``services`` (a state's sorted keys -> its
-    services) and ``first_turn`` (the last dialogue's first metadata and its reads)."""
+    (domain -> metadata bytes -> :func:`_read_domain` of them), ``slot_values`` (``(domain,
+    part, slot, value)`` -> its belief item and canonical item), ``services`` (a state's
+    sorted keys -> its services) and ``first_turn`` (the last dialogue's first metadata and
+    its reads)."""
 
-    __slots__ = ("domains", "first_turn", "names", "services")
+    __slots__ = ("domains", "first_turn", "services", "slot_values")
 
     def __init__(self) -> None:
         self.domains: dict[str, dict[bytes, _DomainRead]] = {}
-        self.names: dict[tuple[str, str, bool], tuple[str, str]] = {}
+        self.slot_values: dict[tuple[str, str, str, str], tuple[tuple, tuple | None]] = {}
         self.services: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.first_turn: tuple[Mapping, dict[str, _DomainRead]] = ({}, {})
 
@@ -355,13 +355,13 @@ def _shape_error(raw: Any, file: str) -> None:
                                     "log does not alternate user/system", **where, turn=index)
 
 
-def _read_domain(domain: str, raw: bytes, where: dict, names: dict) -> _DomainRead:
+def _read_domain(domain: str, raw: bytes, where: dict, slot_values: dict) -> _DomainRead:
     """Canonical items, belief items and the booked flag of one domain's metadata.
 
     ``belief`` keeps every slot as annotated -- ``semi`` slots then ``book`` slots
     (named ``book`` + slot), values as written -- except the values ``""``, ``none`` and
     ``not mentioned`` (exact spellings): the input of mwzeval's gold states
-    (:func:`dst_eval.corpora.multiwoz.goals.mwzeval_state`). ``names``: :attr:`_Memo.names`.
+    (:func:`dst_eval.corpora.multiwoz.goals.mwzeval_state`). ``slot_values``: see :class:`_Memo`.
     """
     try:
         parts = orjson.loads(raw)
@@ -391,15 +391,15 @@ def _read_domain(domain: str, raw: bytes, where: dict, names: dict) -> _DomainRe
                 )
             if value in EMPTY_VALUES:  # fast path: most slots are "" or "not mentioned"
                 continue
-            name = names.get((domain, slot, book))
-            if name is None:
-                name = names[domain, slot, book] = (
-                    f"book{slot}" if book else slot, canonical_key(domain, slot, book=book))
-            belief.append((name[0], value))
-            canonical = canonical_value(value)
-            if canonical is None:
-                continue
-            items.append((name[1], (canonical,)))
+            entry = slot_values.get((domain, part, slot, value))
+            if entry is None:
+                canonical = canonical_value(value)
+                entry = slot_values[domain, part, slot, value] = (
+                    (f"book{slot}" if book else slot, value), canonical and (
+                        canonical_key(domain, slot, book=book), (canonical,)))
+            belief.append(entry[0])
+            if entry[1]:
+                items.append(entry[1])
     keys: dict[str, tuple[str]] = {}
     for key, value in items:  # two spellings of one slot (keys hold the domain: no clash
         if keys.setdefault(key, value) != value:  # across domains)
@@ -453,7 +453,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str, memo: _Memo) ->
                     read = by_bytes.get(content)
                     if read is None:
                         read = by_bytes[content] = _read_domain(
-                            domain, content, {**where, "turn": user_index + 1}, memo.names)
+                            domain, content, {**where, "turn": user_index + 1}, memo.slot_values)
                     reads[domain] = read
                 items, domain_belief, is_booked = read
                 if items:

@@ -30,11 +30,10 @@ def _raw_slot_values(data: bytes) -> tuple[int, int]:
     counted; ``\\\\"`` or a ``}`` inside a value miscounts, which only sends the file to
     the exact check)."""
     chunks = data.split(b'"slot_values"')
-    quotes = 0
-    for chunk in chunks[1:]:
-        end = chunk.find(b"}")
-        quotes += chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
-    return len(chunks) - 1, quotes
+    # each object's text up to its first "}", joined: two counts in all, not two per object
+    # (no escape spans two texts: in valid JSON a text never starts with a quote)
+    inside = b"".join([chunk[:chunk.find(b"}")] for chunk in chunks[1:]])
+    return len(chunks) - 1, inside.count(b'"') - inside.count(b'\\"')
 
 
 class DecodedKeys:

@@ -150,6 +150,9 @@ class _Builder:
         self.strings: dict[str, str] = {}
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets = TurnSets(self.keys)
+        # a one-frame turn's TurnSets by (service, intent, requested slots): a handful of
+        # combinations per file, looked up in one step instead of a call per turn
+        self.one_frame_sets: dict[tuple, tuple] = {}
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.decoded = DecodedKeys()
 
@@ -180,17 +183,21 @@ class _Builder:
                     frame, flat = self._frame(frames_in[0], dialogue_id, index, raw_index,
                                               states, written[0] if written else None)
                     frames: tuple[PredFrame, ...] = (frame,)
+                    key = (frame.service, frame.active_intent, frame.requested_slots)
+                    sets = self.one_frame_sets.get(key)
+                    if sets is None:
+                        sets = self.one_frame_sets[key] = self.turn_sets(frames)
                 else:
                     built = [self._frame(frame, dialogue_id, index, raw_index, states,
                                          written[i] if written else None)
                              for i, frame in enumerate(frames_in)]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
+                    sets = self.turn_sets(frames)
             except _Malformed as exc:
                 self._fail(dialogue_id, index, raw_index, str(exc))
             self.decoded.objects += len(frames)
-            requested, intents, services = self.turn_sets(frames)
-            out.append(PredTurn(flat, requested, intents, None, services, frames))
+            out.append(PredTurn(flat, sets[0], sets[1], None, sets[2], frames))
         return out
 
     def _user_frames(self, raw: msgspec.Raw, dialogue_id: str, index: int, raw_index: int
@@ -269,7 +276,7 @@ class _Builder:
         pooled = self.strings.setdefault  # one object per distinct string in the file
         mapping = flat = MappingProxyType(
             {keys[slot]: pooled(v[0], v[0]) for slot, v in kept.items()}) if kept else _EMPTY
-        if kept and not keys.prefixed.isdisjoint(kept):  # 2.2-style names
+        if keys.prefixed and kept and not keys.prefixed.isdisjoint(kept):  # 2.2-style names
             mapping = keys.frame_mapping((slot, pooled(v[0], v[0])) for slot, v in kept.items())
         written = None
         if odd or len(kept) != len(values):  # repaired values, or [] left out

@@ -37,8 +37,9 @@ not fit the types (odd values) are parsed generically and repaired with Issues
 (:func:`_repaired`). What repeats is shared: a frame state equal to the
 previous state of its service in the dialogue, the flat state of a turn whose frames carry
 the previous turn's state mappings, intent maps and service tuples
-(:class:`~dst_eval.corpora.sgd.keys.TurnSets`), and (per file) names, intents, values,
-requested-slot tuples and turns' requested-slot sets.
+(:class:`~dst_eval.corpora.sgd.keys.TurnSets`, looked up per (service, intent, requested
+slots) for a one-frame turn), and (per file) names, intents, values, requested-slot tuples
+and turns' requested-slot sets.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ class _Builder:
         self.keys: dict[str, SlotKeys] = {}
         self.turn_sets = TurnSets(self.keys)
         # a one-frame turn's TurnSets by (service, intent, requested slots): a handful of
-        # combinations per file, looked up in one step instead of a call per turn
+        # combinations per file, looked up in one step instead of a call per turn (SGD
+        # dev's 24,363 turns: 7.1-7.9 ms, against 11.7-13.8 ms)
         self.one_frame_sets: dict[tuple, tuple] = {}
         self.values: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.decoded = DecodedKeys()
@@ -264,7 +266,9 @@ class _Builder:
                ) -> tuple[Mapping, Mapping, tuple, int, Mapping | None]:
         """A frame state built: ``(frame mapping, flat state, problems, keys and values
         decoded, values as written)``. Most slots hold one value: two C-level passes
-        (:func:`sum`, :func:`all`) tell so, and :func:`_kept_values` runs only otherwise."""
+        (:func:`sum`, :func:`all`) tell so, and :func:`_kept_values` runs only otherwise
+        (on SGD dev's 26,077 user-frame states 10.6 ms, against 16.2 ms for a test
+        ``any(map(...))`` and a count)."""
         keys = self.keys.get(service)
         if keys is None:
             keys = self.keys[service] = SlotKeys(service)
@@ -315,7 +319,8 @@ def _kept_values(values: dict[str, tuple[str, ...]]) -> tuple[dict, tuple]:
     """``(slot_values without empty value lists, ((issue kind, detail), ...))`` of values
     where some slot does not hold exactly one value. A hedged value's detail is formatted
     only if it is the first one (:meth:`ValueTally.add`): a system that hedges hedges
-    thousands of times."""
+    thousands of times (SGD dev's 10,345 hedged slots: 6.1 ms formatted, 1.8 ms as
+    partials)."""
     problems = []
     for slot, kept in values.items():
         if len(kept) != 1:

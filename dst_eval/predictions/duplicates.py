@@ -30,33 +30,29 @@ def _raw_slot_values(data: bytes) -> tuple[int, int]:
     counted; ``\\\\"`` or a ``}`` inside a value miscounts, which only sends the file to
     the exact check)."""
     chunks = data.split(b'"slot_values"')
-    quotes = 0
-    for chunk in chunks[1:]:
-        end = chunk.find(b"}")
-        quotes += chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
-    return len(chunks) - 1, quotes
+    # each object's text up to its first "}", joined: two counts in all, not two per object
+    # (no escape spans two texts: in valid JSON a text never starts with a quote; SGD dev's
+    # 20 files: 23.6 ms, against 26.2 ms)
+    inside = b"".join([chunk[:chunk.find(b"}")] for chunk in chunks[1:]])
+    return len(chunks) - 1, inside.count(b'"') - inside.count(b'\\"')
 
 
 class DecodedKeys:
-    """What the reader decoded, counted as it builds the turns: ``slot_values`` objects,
-    the keys and values in them, active intents and requested-slot lists."""
+    """What the reader decoded, counted as it builds the turns: ``slot_values`` objects
+    (one per user frame), the keys and values in them, and the frames without an active
+    intent or a requested-slot list (rare: counting those, not the others, spares the
+    reader a method call per frame; SGD dev's 26,077 frames: 0.7 ms, against 3.1 ms)."""
 
     def __init__(self) -> None:
-        self.objects = self.strings = self.intents = self.requested = 0
-
-    def add(self, strings: int, intent: bool, requested: bool) -> None:
-        """One decoded ``slot_values`` object holding ``strings`` keys and values."""
-        self.objects += 1
-        self.strings += strings
-        self.intents += intent
-        self.requested += requested
+        self.objects = self.strings = self.missing_intents = self.missing_requested = 0
 
 
 def may_repeat_keys(data: bytes, decoded: DecodedKeys) -> bool:
     """False only when no key the reader uses can have been given twice in ``data``."""
     if _raw_slot_values(data) != (decoded.objects, 2 * decoded.strings):
         return True
-    return data.count(_NAMES[0]) > decoded.intents or data.count(_NAMES[1]) > decoded.requested
+    return (data.count(_NAMES[0]) > decoded.objects - decoded.missing_intents
+            or data.count(_NAMES[1]) > decoded.objects - decoded.missing_requested)
 
 
 def report_duplicate_keys(data: bytes, document: Any,

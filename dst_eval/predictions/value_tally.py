@@ -9,6 +9,8 @@ constant memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dst_eval.predictions.model import Issue
 
 VALUE_ISSUES = {
@@ -39,11 +41,16 @@ class ValueTally:
         self._counts: dict[str, list] = {}
         self._first: dict[str, tuple[str | None, str | None, int | None, str]] = {}
 
-    def add(self, kind: str, dialogue: str | None, turn: int | None, detail: str) -> None:
+    def add(self, kind: str, dialogue: str | None, turn: int | None,
+            detail: str | Callable[[], str]) -> None:
+        """Count one problem; ``detail`` (or what it returns, called only for the first
+        of its kind: a reader that meets a problem thousands of times formats it once)
+        describes it."""
         counts = self._counts.get(kind)
         if counts is None:
             counts = self._counts[kind] = [0, 0, 0, None, None, None]
-            self._first[kind] = (self.file, dialogue, turn, detail)
+            self._first[kind] = (self.file, dialogue, turn,
+                                 detail if isinstance(detail, str) else detail())
         counts[0] += 1
         if counts[4] is not dialogue or counts[5] is not self.file:  # a dialogue's problems
             counts[2] += 1                                           # come together

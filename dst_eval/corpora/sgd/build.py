@@ -161,7 +161,7 @@ class GoldBuilder:
                                              if self.schema else SlotKeys(service))
             pooled = self.values.setdefault  # one tuple per distinct value list
             items = sorted(values.items())
-            keyed = {}
+            keyed: dict[str, tuple[str, ...]] = {}
             for slot, v in items:  # a loop, not a comprehension: 3 ms less (Python 3.11)
                 keyed[keys[slot]] = pooled(v, v)
             mapping = flat = MappingProxyType(keyed) if keyed else _EMPTY

@@ -173,9 +173,8 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
         return np.zeros(n, dtype=np.int64), ["all"] if n else []
     if len(dialogue_ids) != n:
         raise ValueError(f"dialogue_ids has {len(dialogue_ids)} entries for {n} turns")
-    numbers: dict[str, int] = {}
-    index = np.fromiter((numbers.setdefault(d, len(numbers)) for d in dialogue_ids),
-                        dtype=np.int64, count=n)
+    numbers = {d: number for number, d in enumerate(dict.fromkeys(dialogue_ids))}
+    index = np.fromiter(map(numbers.__getitem__, dialogue_ids), dtype=np.int64, count=n)
     back = np.flatnonzero(np.diff(index) < 0)  # numbered in first-seen order: a return
     if len(back):
         row = int(back[0]) + 1

@@ -72,7 +72,7 @@ def layout(codes: StateCodes, index: np.ndarray, present: np.ndarray
     n_slots = max(len(codes.slot_ids), 1)
     keys = np.concatenate([index[gold_row] * n_slots + gold_slot,
                            index[pred_row] * n_slots + pred_slot])
-    tracks, track_of = np.unique(keys, return_inverse=True)
+    tracks, track_of = unique(keys, (int(index[-1]) + 1 if n else 0) * n_slots)
     track_dialogue, track_slot = np.divmod(tracks, n_slots)
     turns = lengths[track_dialogue]
     start = np.cumsum(turns) - turns
@@ -89,6 +89,17 @@ def layout(codes: StateCodes, index: np.ndarray, present: np.ndarray
     cells = Cells(row, offset == 0, track_slot, track, gold, pred, gold_cell, pred_cell,
                   start, turns)
     return cells, (gold_ids, gold_row), (pred_ids, pred_row)
+
+
+def unique(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of keys in [0, size): by a bitmap of the
+    keys when ``size`` is not much more than their number (no sort: 1.8 -> 0.3 ms on
+    MultiWOZ 2.1 test's 81k items)."""
+    if size > 4 * len(keys) + 65536:
+        return np.unique(keys, return_inverse=True)
+    seen = np.zeros(size, dtype=bool)
+    seen[keys] = True
+    return np.flatnonzero(seen), (np.cumsum(seen) - 1)[keys]
 
 
 def matches(codes: StateCodes, gold: np.ndarray, pred: np.ndarray) -> np.ndarray:
@@ -200,7 +211,7 @@ def track_columns(codes: StateCodes, index: np.ndarray, present: np.ndarray,
     cols["unpredicted"] = (~present).astype(float)
     cols["unpredicted_gold"] = cols["unpredicted"] * cols["n_gold"]
     if outcomes is not None:
-        outcomes += _outcomes(codes, cells, gold_items, pred_items, record)
+        outcomes += _outcomes(codes, cells, match, gold_items, pred_items, record)
     return cols
 
 
@@ -219,7 +230,9 @@ def _domain_columns(codes: StateCodes, cells: Cells, errs: np.ndarray, index: np
                             for key in codes.slot_ids], dtype=np.int64)
     track_domain = slot_domain[cells.track_slot]
     track_dialogue = index[cells.row[cells.start]]
-    gold_tracks = np.unique(cells.track[cells.gold >= 0])
+    has_gold = np.zeros(len(cells.track_slot), dtype=bool)
+    has_gold[cells.track[cells.gold >= 0]] = True
+    gold_tracks = np.flatnonzero(has_gold)
     gold_domains = np.unique(track_domain[gold_tracks])  # the columns, one per domain
     column_of = np.full(len(domains), -1)
     column_of[gold_domains] = np.arange(len(gold_domains))
@@ -240,30 +253,32 @@ def _domain_columns(codes: StateCodes, cells: Cells, errs: np.ndarray, index: np
     return cols
 
 
-def _outcomes(codes: StateCodes, cells: Cells, gold_items: tuple[np.ndarray, np.ndarray],
+def _outcomes(codes: StateCodes, cells: Cells, match: np.ndarray,
+              gold_items: tuple[np.ndarray, np.ndarray],
               pred_items: tuple[np.ndarray, np.ndarray], record: type) -> list:
     """One ``record(row, slot, outcome, gold variants, predicted value)`` per slot per turn:
     a turn's gold slots in its state's order, then its extra predicted slots."""
     gold_ids, gold_row = gold_items
     pred_ids, pred_row = pred_items
     at_gold = cells.pred[cells.gold_cell]  # the predicted string of each gold slot
-    gold_value = cells.gold[cells.gold_cell]
+    kind = np.where(at_gold < 0, 2, np.where(match[cells.gold_cell], 0, 1))
     extra = np.flatnonzero(cells.gold[cells.pred_cell] < 0)
-    ok = matches(codes, gold_value, at_gold)
+    slot_ids = np.asarray(codes.gold_item_slot, dtype=np.int64)[gold_ids]
+    rows, gold_of, pred_of = gold_row, cells.gold[cells.gold_cell], at_gold
+    if len(extra):  # each turn's extra slots after its gold slots
+        order = np.argsort(np.concatenate([2 * gold_row, 2 * pred_row[extra] + 1]),
+                           kind="stable")
+        rows = np.concatenate([gold_row, pred_row[extra]])[order]
+        slot_ids = np.concatenate([slot_ids, np.asarray(codes.pred_item_slot, dtype=np.int64)[
+            pred_ids[extra]]])[order]
+        kind = np.concatenate([kind, np.full(len(extra), 3)])[order]
+        gold_of = np.concatenate([gold_of, np.full(len(extra), -1)])[order]
+        pred_of = np.concatenate([pred_of, cells.pred[cells.pred_cell[extra]]])[order]
     kinds = np.array([CORRECT, WRONG, MISSING, EXTRA], dtype=object)
-    kind = np.where(at_gold < 0, 2, np.where(ok, 0, 1))
-    rows = np.concatenate([gold_row, pred_row[extra]])
-    order = np.argsort(np.concatenate([2 * gold_row, 2 * pred_row[extra] + 1]), kind="stable")
     slots, values = _objects(codes.slot_ids), _objects(codes.gold_value_ids)
     strings = _objects(codes.string_ids)
-    slot_ids = np.concatenate([np.asarray(codes.gold_item_slot, dtype=np.int64)[gold_ids],
-                               np.asarray(codes.pred_item_slot, dtype=np.int64)[
-                                   pred_ids[extra]]])[order]
-    kind = np.concatenate([kind, np.full(len(extra), 3)])[order]
-    gold_of = np.concatenate([gold_value, np.full(len(extra), -1)])[order]
-    pred_of = np.concatenate([at_gold, cells.pred[cells.pred_cell[extra]]])[order]
-    return list(map(record, rows[order].tolist(), slots[slot_ids].tolist(),
-                    kinds[kind].tolist(), values[gold_of].tolist(), strings[pred_of].tolist()))
+    return list(map(record, rows.tolist(), slots[slot_ids].tolist(), kinds[kind].tolist(),
+                    values[gold_of].tolist(), strings[pred_of].tolist()))
 
 
 def _objects(ids: dict) -> np.ndarray:

@@ -180,3 +180,14 @@ def test_the_loop_is_the_reference_for_custom_matching():
         assert calls
     finally:
         state_compare.StateCodes.of_dicts = original
+
+
+@pytest.mark.parametrize("size", [10, 10**7])
+def test_unique_by_bitmap_or_sort_is_numpy_unique(size):
+    from dst_eval.metrics.state_tracks import unique
+
+    rng = np.random.default_rng(size)
+    keys = rng.integers(0, 10, 50) * (size // 10)
+    for got, want in zip(unique(keys, size), np.unique(keys, return_inverse=True), strict=True):
+        assert np.array_equal(got, want)
+    assert all(len(part) == 0 for part in unique(np.zeros(0, dtype=np.int64), size))

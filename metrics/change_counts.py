@@ -4,7 +4,9 @@
 that were predicted correctly, wrongly, over-predicted or missed, as the reference code's
 ``compute_gca`` loop does (cuthalionn/Granular_Change_Accuracy). It lives apart from
 :mod:`.gca` so that the per-turn table (:mod:`.state_compare`) and the metric can both use
-it without importing each other.
+it without importing each other. :func:`change_count_columns` applies the same rules to
+every turn at once, on the cells of the vectorised table (:mod:`.state_tracks`); the tests
+compare the two on random dialogues.
 """
 
 from __future__ import annotations

@@ -47,8 +47,10 @@ class StateCodes:
     """The interned slots, values and items of one table's states, and its turns' item ids.
 
     Gold items ``(slot, variants)`` and predicted items ``(slot, value)`` have separate item
-    ids (:attr:`gold_items`, :attr:`pred_items`, each an :class:`Interner`); an item id of
-    -1 in a turn's list is an item left out (the strict profile's ``--dontcare ignore``).
+    ids (the :class:`Interner` pair of :meth:`interners`); an item id of -1 in a turn's list
+    is an item left out (the strict profile's ``--dontcare ignore``).
+    :attr:`gold_rows` and :attr:`pred_rows` hold each turn's list (turns that share a state
+    object share one list).
     """
 
     def __init__(self) -> None:
@@ -57,8 +59,6 @@ class StateCodes:
         self.gold_value_ids: dict[tuple[str, ...], int] = {}
         self.single: list[int] = []
         """Gold value id -> the string id of its one variant; -1 for 0 or 2+ variants."""
-        self.gold_items = Interner(self._new_gold_item)
-        self.pred_items = Interner(self._new_pred_item)
         self.gold_item_slot: list[int] = []
         self.gold_item_value: list[int] = []
         self.pred_item_slot: list[int] = []
@@ -67,6 +67,12 @@ class StateCodes:
         self.pred_rows: list[list[int]] = []
 
     # ---- interning ----------------------------------------------------------------------
+    def interners(self) -> tuple[Interner, Interner]:
+        """The gold and the predicted item interners that add to these codes (one pair per
+        codes; the codes do not keep them: a cycle would outlive a CLI run, which runs
+        without the cyclic collector)."""
+        return Interner(self._new_gold_item), Interner(self._new_pred_item)
+
     def _slot(self, key: object) -> int:
         slot = self.slot_ids.get(key)  # type: ignore[call-overload]
         if slot is None:
@@ -110,7 +116,8 @@ class StateCodes:
         if not _DICTS.issuperset(map(type, y_true)):
             return None
         codes = cls()
-        gold_item, pred_item = codes.gold_items.__getitem__, codes.pred_items.__getitem__
+        gold_items, pred_items = codes.interners()
+        gold_item, pred_item = gold_items.__getitem__, pred_items.__getitem__
         shared: dict[int, list[int]] = {}  # id(state) -> its items: turns that share a state
         try:
             for state in y_true:

@@ -11,8 +11,8 @@ out track by track, each track's turns in order, so that the cell before a cell 
 same slot at the previous turn (unless the cell is its track's first). Each cell holds the
 gold value id and the predicted string id of that slot at that turn (-1: not in the
 state). Every column is then an element-wise test on cells followed by a count per turn:
-on MultiWOZ 2.1 test (7,372 turns, 65k cells) the table takes ~10 ms where the per-turn
-loop took ~85 ms.
+on MultiWOZ 2.1 test (7,372 turns, 65k cells) the table with its slot outcomes takes 16 ms
+(9 ms without) where the per-turn loop took 86 ms (75 ms), plus 20 ms to code the states.
 """
 
 from __future__ import annotations

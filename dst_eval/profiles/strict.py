@@ -83,7 +83,8 @@ def gold_states(turns: list[GoldTurn], norm: Normalizer, dontcare: str
     """Each turn's state, its gold variants normalised (``dontcare="ignore"``: slots whose
     variants include ``dontcare`` left out). Turns that share one state object (a loader
     reuses it while the state does not change) share one result, and each distinct
-    ``(slot, variants)`` item is normalised once."""
+    ``(slot, variants)`` item is normalised once. Built for breakdowns (and states
+    :func:`coded_states` does not cover); the scores use :func:`coded_states`."""
     memo: dict[int, dict[str, tuple[str, ...]]] = {}  # id(state) -> normalised; turns alive
     items: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
     out = []
@@ -109,7 +110,8 @@ _NOT_SEEN = object()
 def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
                 unset: Unset) -> list[dict[str, str]]:
     """Each predicted turn's set slots (``unset`` values left out), normalised; ``{}`` for
-    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once."""
+    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once.
+    Built for breakdowns, as :func:`gold_states`."""
     items: dict[tuple[str, str], str | None] = {}  # None: the value leaves its slot unset
     test = unset.test
     out: list[dict[str, str]] = []
@@ -142,7 +144,8 @@ def coded_states(turns: list[GoldTurn], preds: list[PredTurn | None], norm: Norm
     caller then scores the dicts, which also words any error)."""
     codes = StateCodes()
     ignore, test = dontcare == "ignore", unset.test
-    gold_item, pred_item = codes.gold_items.__getitem__, codes.pred_items.__getitem__
+    gold_items, pred_items = codes.interners()
+    gold_item, pred_item = gold_items.__getitem__, pred_items.__getitem__
 
     def gold_id(item: tuple[str, tuple[str, ...]]) -> int:
         variants = norm.variants(*item)
@@ -192,8 +195,11 @@ def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
 
 
 def predicted_states(pairs: Sequence[tuple[GoldTurn, PredTurn | None]]) -> np.ndarray:
-    """:func:`has_state` of each pair (the per-turn ``predicted`` column)."""
-    return np.fromiter((has_state(g, p) for g, p in pairs), dtype=bool, count=len(pairs))
+    """:func:`has_state` of each pair (the per-turn ``predicted`` column), inline: a turn
+    without frames needs no call (1.0 -> 0.4 ms on MultiWOZ 2.1 test)."""
+    return np.fromiter((p is not None and p.state is not None
+                        and (p.frames is None or not unframed_services(g, p)) for g, p in pairs),
+                       dtype=bool, count=len(pairs))
 
 
 def predicted_mask(present: np.ndarray, options: EvalOptions) -> np.ndarray | None:

@@ -191,3 +191,18 @@ def test_unique_by_bitmap_or_sort_is_numpy_unique(size):
     for got, want in zip(unique(keys, size), np.unique(keys, return_inverse=True), strict=True):
         assert np.array_equal(got, want)
     assert all(len(part) == 0 for part in unique(np.zeros(0, dtype=np.int64), size))
+
+
+def test_a_strict_run_does_not_import_numpy_ma():
+    """``np.unique`` without ``return_inverse`` imports ``numpy.ma`` (~40 ms of a CLI run
+    that never needed it); the vectorised table avoids it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from dst_eval import evaluate; "
+            f"evaluate({str(ROOT / 'gold_samples' / 'sgd' / 'predictions.json')!r}, "
+            f"gold={str(ROOT / 'gold_samples' / 'sgd')!r}, by=('domain', 'slot')); "
+            "print('numpy.ma' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

@@ -160,7 +160,8 @@ def track_columns(codes: StateCodes, index: np.ndarray, present: np.ndarray,
                   ) -> dict[str, np.ndarray]:
     """The columns of the per-turn loop (``names`` first, in that order, then the FGA,
     final, domain and unpredicted columns); ``outcomes`` receives one ``record`` per slot
-    per turn, as there."""
+    per turn, as there (``names`` and ``record`` are :mod:`.state_compare`'s
+    ``COLUMN_NAMES`` and ``SlotOutcome``, passed in: that module imports this one)."""
     n = len(index)
     cells, gold_items, pred_items = layout(codes, index, present)
     gold, pred, first = cells.gold, cells.pred, cells.first

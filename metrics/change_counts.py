@@ -4,12 +4,17 @@
 that were predicted correctly, wrongly, over-predicted or missed, as the reference code's
 ``compute_gca`` loop does (cuthalionn/Granular_Change_Accuracy). It lives apart from
 :mod:`.gca` so that the per-turn table (:mod:`.state_compare`) and the metric can both use
-it without importing each other.
+it without importing each other. :func:`change_count_columns` applies the same rules to
+every turn at once, on the cells of the vectorised table (:mod:`.state_tracks`); the tests
+compare the two on random dialogues.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 GCA_COLUMNS = ("gca_correct", "gca_wrong", "gca_over", "gca_missed", "gca_codel")
@@ -117,3 +122,63 @@ class ChangeCounter:
                 wrong += 1
         self.past_gold, self.past_pred = gold_now, pred_now
         return correct, wrong, over, missed, codel
+
+
+NONE, ABSENT = -1, -2  # a cell's state besides a value id: dropped / not there yet
+
+
+def previous(values: np.ndarray, first: np.ndarray, empty: int = -1) -> np.ndarray:
+    """Each cell's value at the previous turn of its track (:mod:`.state_tracks`'s cells,
+    laid out track by track), ``empty`` on a track's first cell."""
+    out = np.empty_like(values)
+    out[1:] = values[:-1]
+    out[first] = empty
+    return out
+
+
+def _padded(values: np.ndarray, cells: Any) -> np.ndarray:
+    """Each cell's value in :class:`ChangeCounter`'s padded state: the value id, ``NONE``
+    once the slot was in an earlier state of the dialogue, ``ABSENT`` before that."""
+    present = values >= 0
+    seen = np.cumsum(present)
+    before = np.repeat((seen - present)[cells.start], cells.turns)  # counts before a track
+    return np.where(present, values, np.where(seen - before > 0, NONE, ABSENT))
+
+
+def change_count_columns(cells: Any, match: np.ndarray, gold_changed: np.ndarray,
+                         present: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+    """The five :data:`GCA_COLUMNS` of every turn at once, :meth:`ChangeCounter.step`'s
+    rules applied to the cells of :mod:`.state_tracks` (``match``: the predicted string
+    is a gold variant; ``gold_changed``: the slot is in the gold state and changed).
+    ``gold_diff`` and ``pred_diff`` are the cells of the step's two dicts."""
+    gold, pred = _padded(cells.gold, cells), _padded(cells.pred, cells)
+    gold_before, pred_before = previous(gold, cells.first, ABSENT), previous(pred, cells.first,
+                                                                              ABSENT)
+    gold_diff = gold_changed | ((gold == NONE) & (gold_before >= 0))  # changed or dropped
+    pred_diff = (pred != ABSENT) & (pred_before != pred)
+    gold_none, pred_none = gold == NONE, pred == NONE
+    same = match | (gold_none & pred_none)
+    no_pred, no_gold = pred == ABSENT, gold == ABSENT
+    # the loop over gold_diff
+    correct_1 = gold_diff & ((no_pred & gold_none) | (~no_pred & same))
+    wrong_1 = gold_diff & ~no_pred & ~same & ~gold_none
+    over = gold_diff & ~no_pred & ~same & gold_none
+    missed = gold_diff & no_pred & ~gold_none
+    # the loop over pred_diff
+    rest = pred_diff & ~no_gold
+    correct = correct_1 | (pred_diff & no_gold & pred_none) | (rest & same & ~correct_1)
+    wrong = wrong_1 | (rest & ~same & ~pred_none & ~wrong_1)
+    over = over | (pred_diff & no_gold & ~pred_none)
+    missed = missed | (rest & ~same & pred_none)
+    codel = rest & same & correct_1 & pred_none
+
+    def count(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(cells.row[mask], minlength=n)
+
+    # a turn without prediction: every gold change missed, nothing else counted
+    absent = ~present
+    columns = [count(correct), count(wrong), count(over), count(missed), count(codel)]
+    for column in (0, 1, 2, 4):
+        columns[column][absent] = 0
+    columns[3][absent] = count(gold_diff)[absent]
+    return tuple(columns)

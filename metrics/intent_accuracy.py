@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from dst_eval.metrics.base import Metric, ratio
-from dst_eval.metrics.state_compare import _intent_columns
+from dst_eval.metrics.optional_columns import intent_columns
 
 
 class ActiveIntentAccuracy(Metric):
@@ -37,7 +37,7 @@ def active_intent_accuracy(y_true: Sequence[Mapping[str, str]],
     check_zero_division(zero_division)
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
-    cols = _intent_columns(y_true, y_pred)
+    cols = intent_columns(y_true, y_pred)
     value = float(ratio(cols["intent_correct"].sum(), cols["intent_n"].sum()))
     return resolve_zero_division(value, metric=ActiveIntentAccuracy.name,
                                  zero_division=zero_division,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from dst_eval.metrics.base import Metric, ratio
-from dst_eval.metrics.state_compare import _requested_columns
+from dst_eval.metrics.optional_columns import requested_columns
 
 
 def _micro(sums):
@@ -73,6 +73,6 @@ def requested_slots_precision_recall_f1(y_true: Sequence[Iterable[str]],
         value = resolve_zero_division(float("nan"), metric="requested_slots_f1",
                                       zero_division=zero_division, reason="no turns")
         return value, value, value
-    cols = _requested_columns(y_true, y_pred)
+    cols = requested_columns(y_true, y_pred)
     sums = {k: float(v.sum()) for k, v in cols.items()}
     return tuple(float(x) for x in _micro(sums))  # type: ignore[return-value]

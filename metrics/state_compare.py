@@ -47,6 +47,14 @@ every domain of its dialogue fails ``dom_jga``, requested slots score ``req_f1 =
 every requested slot a miss, and its active intents are wrong, every gold change of it is
 a GCA miss. The next turn's changes are taken against an empty previous prediction.
 
+Two computations give these columns. With the default exact matching and plain states
+(``dict`` states with ``str`` keys, gold values that are tuples of strings, predicted values
+that are strings) the states are coded as integers (:mod:`~.state_codes`) and every column
+is computed on arrays (:mod:`~.state_tracks`: 85 -> 15 ms on MultiWOZ 2.1 test's 7,372
+turns, 240 -> 95 ms on SGD dev's 24,363). Any other input (a ``value_match``, nested states,
+gold values given as strings or lists, bad input and its errors) takes the per-turn loop
+below, the reference the tests compare the arrays with.
+
 Optional inputs add ``req_tp``, ``req_fp``, ``req_fn``, ``req_f1`` (requested slots;
 per-turn F1 is 1 when both sets are empty) and ``intent_correct``, ``intent_n``
 (active intents: the turn is correct when the predicted intent of every service
@@ -60,11 +68,14 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from numbers import Real
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from dst_eval.metrics.base import GoldState, PredState, TurnTable
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
+from dst_eval.metrics.optional_columns import intent_columns, requested_columns
+from dst_eval.metrics.state_codes import StateCodes
+from dst_eval.metrics.state_tracks import track_columns
 from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
@@ -73,6 +84,12 @@ CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
 _FLAT_VALUES = frozenset({str, tuple, list})
 _TUPLES = frozenset({tuple})
 _STRS = frozenset({str})
+_INTS = frozenset({int})
+COLUMN_NAMES = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
+                "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta", "iaga_num",
+                *GCA_COLUMNS)
+"""The columns of every table, in this order (then ``fga@λ``, ``final``, ``final_jga``, the
+domain columns, ``unpredicted``, ``unpredicted_gold``, the optional ones)."""
 
 
 class SlotOutcome(Struct, frozen=True, gc=False):
@@ -156,9 +173,8 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
         return np.zeros(n, dtype=np.int64), ["all"] if n else []
     if len(dialogue_ids) != n:
         raise ValueError(f"dialogue_ids has {len(dialogue_ids)} entries for {n} turns")
-    numbers: dict[str, int] = {}
-    index = np.fromiter((numbers.setdefault(d, len(numbers)) for d in dialogue_ids),
-                        dtype=np.int64, count=n)
+    numbers = {d: number for number, d in enumerate(dict.fromkeys(dialogue_ids))}
+    index = np.fromiter(map(numbers.__getitem__, dialogue_ids), dtype=np.int64, count=n)
     back = np.flatnonzero(np.diff(index) < 0)  # numbered in first-seen order: a return
     if len(back):
         row = int(back[0]) + 1
@@ -211,19 +227,101 @@ def turn_table(
     if not_given:  # None: not predicted, as a False in ``predicted``
         present = present.copy()
         present[not_given] = False
+    setup = _Setup.of(n, present, dialogue_ids, fga_lambdas, turn_numbers)
+    cols = None
+    if value_match is None:  # exact matching: the vectorised table where the states allow
+        codes = StateCodes.of_dicts(y_true, y_pred, present)
+        if codes is not None:
+            cols = setup.coded_columns(codes, outcomes)
+    if cols is None:
+        cols = _loop_columns(y_true, y_pred, value_match, setup, outcomes)
+    return setup.finish(cols, requested_true, requested_pred, intents_true, intents_pred)
+
+
+def coded_table(
+    codes: StateCodes,
+    *,
+    dialogue_ids: Sequence[str] | None = None,
+    fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
+    requested_true: Sequence[Iterable[str]] | None = None,
+    requested_pred: Sequence[Iterable[str] | None] | None = None,
+    intents_true: Sequence[Mapping[str, str]] | None = None,
+    intents_pred: Sequence[Mapping[str, str] | None] | None = None,
+    outcomes: list[SlotOutcome] | None = None,
+    predicted: Sequence[bool] | np.ndarray | None = None,
+    turn_numbers: Sequence[int] | None = None,
+) -> TurnTable | None:
+    """:func:`turn_table` (exact matching) of states already coded (a profile that codes
+    them while it normalises them, :func:`dst_eval.profiles.strict.score`); None when the
+    general loop is needed (``turn_numbers`` that are not plain ints): the caller then
+    calls :func:`turn_table`."""
+    n = len(codes.gold_rows)
+    setup = _Setup.of(n, _predicted_mask(predicted, n), dialogue_ids, fga_lambdas,
+                      turn_numbers)
+    cols = setup.coded_columns(codes, outcomes)
+    if cols is None:
+        return None
+    return setup.finish(cols, requested_true, requested_pred, intents_true, intents_pred)
+
+
+class _Setup(NamedTuple):
+    """What both ways of computing the columns share: the checked options of a table."""
+
+    n: int
+    present: np.ndarray
+    lambdas: tuple[float, ...]
+    index: np.ndarray
+    names: list[str]
+    numbers: list | None
+
+    @classmethod
+    def of(cls, n: int, present: np.ndarray, dialogue_ids: Sequence[str] | None,
+           fga_lambdas: Iterable[float], turn_numbers: Sequence[int] | None) -> _Setup:
+        lambdas = check_lambdas(fga_lambdas)
+        index, names = _dialogue_numbers(dialogue_ids, n)
+        numbers = list(turn_numbers) if turn_numbers is not None else None
+        if numbers is not None and len(numbers) != n:
+            raise ValueError(f"turn_numbers has {len(numbers)} entries for {n} turns")
+        return cls(n, present, lambdas, index, names, numbers)
+
+    def coded_columns(self, codes: StateCodes, outcomes: list[SlotOutcome] | None
+                      ) -> dict[str, np.ndarray] | None:
+        """:func:`~.state_tracks.track_columns`; None when ``turn_numbers`` are not ints
+        (of at most 62 bits: the ages are computed in int64)."""
+        numbers = None
+        if self.numbers is not None and self.n:
+            if (not _INTS.issuperset(map(type, self.numbers))
+                    or not -2**62 < min(self.numbers) <= max(self.numbers) < 2**62):
+                return None
+            numbers = np.array(self.numbers, dtype=np.int64)
+        return track_columns(codes, self.index, self.present, self.lambdas, numbers, outcomes,
+                             COLUMN_NAMES, SlotOutcome)
+
+    def finish(self, cols: dict[str, np.ndarray],
+               requested_true: Sequence[Iterable[str]] | None,
+               requested_pred: Sequence[Iterable[str] | None] | None,
+               intents_true: Sequence[Mapping[str, str]] | None,
+               intents_pred: Sequence[Mapping[str, str] | None] | None) -> TurnTable:
+        """The table: ``cols`` and the optional requested-slot and intent columns."""
+        if requested_true is not None and requested_pred is not None:
+            cols.update(requested_columns(requested_true, requested_pred, self.present))
+        if intents_true is not None and intents_pred is not None:
+            cols.update(intent_columns(intents_true, intents_pred, self.present))
+        return TurnTable(cols, self.index, self.names)
+
+
+def _loop_columns(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None],
+                  value_match: ValueMatch | None, setup: _Setup,
+                  outcomes: list[SlotOutcome] | None) -> dict[str, np.ndarray]:
+    """The columns, turn by turn: any ``value_match``, any state (nested states, gold
+    values given as strings or lists), and the errors of bad input."""
+    n, present, lambdas, index, numbers = (setup.n, setup.present, setup.lambdas, setup.index,
+                                           setup.numbers)
     absent_rows: list[int] = np.flatnonzero(~present).tolist()
     absent = set(absent_rows)
     match = value_match or _exact
     exact = value_match is None  # the default match, inline in the slot loop
-    lambdas = check_lambdas(fga_lambdas)
-    index, names = _dialogue_numbers(dialogue_ids, n)
-    numbers = list(turn_numbers) if turn_numbers is not None else None
-    if numbers is not None and len(numbers) != n:
-        raise ValueError(f"turn_numbers has {len(numbers)} entries for {n} turns")
-
-    names_ = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extra", "jga", "f1",
-              "aga_num", "aga_den", "rsa_num", "rsa_den", "rsa_tstar", "ta", "iaga_num",
-              *GCA_COLUMNS)
+    names_ = COLUMN_NAMES
     rows_out = array("d")  # one row of len(names_) floats per turn, no tuple kept
     fga_rows = array("d")  # len(lambdas) floats per turn
     zeros = [0.0] * len(lambdas)
@@ -359,11 +457,9 @@ def turn_table(
         cols[f"dom_turn:{domain}"], cols[f"dom_jga:{domain}"] = seen, ok
     cols["unpredicted"] = (~present).astype(float)
     cols["unpredicted_gold"] = cols["unpredicted"] * cols["n_gold"]
-    if requested_true is not None and requested_pred is not None:
-        cols.update(_requested_columns(requested_true, requested_pred, present))
-    if intents_true is not None and intents_pred is not None:
-        cols.update(_intent_columns(intents_true, intents_pred, present))
-    return TurnTable(cols, index, names)
+    return cols
+
+
 
 
 def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np.ndarray:
@@ -387,42 +483,3 @@ def check_lambdas(lambdas: Iterable[float], name: str = "fga_lambdas") -> tuple[
     if not all(isinstance(x, Real) and not isinstance(x, bool) and 0 < x <= 1 for x in given):
         raise ValueError(f"{name} {given!r}: must be numbers in (0, 1]")
     return tuple(float(x) for x in given)
-
-
-def _requested_columns(requested_true: Sequence[Iterable[str]],
-                       requested_pred: Sequence[Iterable[str] | None],
-                       present: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Requested-slot columns; a row with ``present`` False has every requested slot a
-    miss and per-turn F1 0 (also when nothing is requested)."""
-    n = len(requested_true)
-    tp, fp, fn, f1 = (np.zeros(n) for _ in range(4))
-    for row, (gold_iter, pred_iter) in enumerate(zip(requested_true, requested_pred, strict=True)):
-        gold, pred = set(gold_iter), set(pred_iter or ())
-        hits = len(gold & pred)
-        tp[row], fp[row], fn[row] = hits, len(pred) - hits, len(gold) - hits
-        if not gold and not pred:
-            f1[row] = 1.0
-        elif hits:
-            f1[row] = 2 * hits / (len(gold) + len(pred))
-    if present is not None and not present.all():
-        absent = ~present
-        tp[absent] = fp[absent] = f1[absent] = 0.0
-        fn[absent] = [len(set(requested_true[row])) for row in np.flatnonzero(absent)]
-    return {"req_tp": tp, "req_fp": fp, "req_fn": fn, "req_f1": f1}
-
-
-def _intent_columns(intents_true: Sequence[Mapping[str, str]],
-                    intents_pred: Sequence[Mapping[str, str] | None],
-                    present: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Intent columns; a row with ``present`` False and a gold intent is wrong."""
-    n = len(intents_true)
-    correct, counted = np.zeros(n), np.zeros(n)
-    for row, (gold, pred) in enumerate(zip(intents_true, intents_pred, strict=True)):
-        if not gold:
-            continue
-        counted[row] = 1
-        pred = pred or {}
-        correct[row] = all(pred.get(service) == intent for service, intent in gold.items())
-    if present is not None:
-        correct[~present] = 0.0
-    return {"intent_correct": correct, "intent_n": counted}

@@ -39,7 +39,8 @@ from dst_eval.metrics import (
 from dst_eval.metrics.base import TurnTable
 from dst_eval.metrics.domain_jga import domain_metrics
 from dst_eval.metrics.jga import JointGoalAccuracy
-from dst_eval.metrics.state_compare import SlotOutcome
+from dst_eval.metrics.state_codes import Interner, NotCodable, StateCodes
+from dst_eval.metrics.state_compare import SlotOutcome, coded_table
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.adapted import UNSET_MARKER
@@ -82,7 +83,8 @@ def gold_states(turns: list[GoldTurn], norm: Normalizer, dontcare: str
     """Each turn's state, its gold variants normalised (``dontcare="ignore"``: slots whose
     variants include ``dontcare`` left out). Turns that share one state object (a loader
     reuses it while the state does not change) share one result, and each distinct
-    ``(slot, variants)`` item is normalised once."""
+    ``(slot, variants)`` item is normalised once. Built for breakdowns (and states
+    :func:`coded_states` does not cover); the scores use :func:`coded_states`."""
     memo: dict[int, dict[str, tuple[str, ...]]] = {}  # id(state) -> normalised; turns alive
     items: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
     out = []
@@ -108,7 +110,8 @@ _NOT_SEEN = object()
 def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
                 unset: Unset) -> list[dict[str, str]]:
     """Each predicted turn's set slots (``unset`` values left out), normalised; ``{}`` for
-    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once."""
+    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once.
+    Built for breakdowns, as :func:`gold_states`."""
     items: dict[tuple[str, str], str | None] = {}  # None: the value leaves its slot unset
     test = unset.test
     out: list[dict[str, str]] = []
@@ -132,6 +135,50 @@ def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
     return out
 
 
+def coded_states(turns: list[GoldTurn], preds: list[PredTurn | None], norm: Normalizer,
+                 dontcare: str, unset: Unset) -> StateCodes | None:
+    """The states of :func:`gold_states` and :func:`pred_states`, coded for
+    :func:`~dst_eval.metrics.state_compare.coded_table` without building them: each distinct
+    item as written is normalised (and tested for unset) once and becomes an item id, each
+    turn the list of its item ids (-1: left out). None when a state is not codable (the
+    caller then scores the dicts, which also words any error)."""
+    codes = StateCodes()
+    ignore, test = dontcare == "ignore", unset.test
+    gold_items, pred_items = codes.interners()
+    gold_item, pred_item = gold_items.__getitem__, pred_items.__getitem__
+
+    def gold_id(item: tuple[str, tuple[str, ...]]) -> int:
+        variants = norm.variants(*item)
+        return -1 if ignore and DONTCARE in variants else gold_item((item[0], variants))
+
+    def pred_id(item: tuple[str, str]) -> int:
+        if test(item[1]):
+            return -1
+        value = norm(*item)
+        return -1 if ignore and value == DONTCARE else pred_item((item[0], value))
+
+    gold_ids, pred_ids = Interner(gold_id).__getitem__, Interner(pred_id).__getitem__
+    shared: dict[int, list[int]] = {}  # id(state) -> its items: turns that share a state
+    try:
+        for turn in turns:
+            ids = shared.get(id(turn.state))
+            if ids is None:
+                ids = shared[id(turn.state)] = list(map(gold_ids, turn.state.items()))
+            codes.gold_rows.append(ids)
+        for pred in preds:
+            if pred is None or not pred.state:
+                codes.pred_rows.append([])
+            elif pred.duplicates:  # a repeated slot takes its first value that is set
+                state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
+                codes.pred_rows.append([pred_item(item) for item in state.items()
+                                        if not ignore or item[1] != DONTCARE])
+            else:
+                codes.pred_rows.append(list(map(pred_ids, pred.state.items())))
+    except (NotCodable, TypeError):  # TypeError: an unhashable value
+        return None
+    return codes
+
+
 def has_state(gold: GoldTurn, pred: PredTurn | None) -> bool:
     """Whether ``pred`` predicts the turn's state: a turn exists, gives a ``state`` (a turn
     object with a response only does not), and -- SGD-style frames -- has a frame for
@@ -148,8 +195,11 @@ def scored_pairs(alignment: Alignment, options: EvalOptions) -> TurnPairs:
 
 
 def predicted_states(pairs: Sequence[tuple[GoldTurn, PredTurn | None]]) -> np.ndarray:
-    """:func:`has_state` of each pair (the per-turn ``predicted`` column)."""
-    return np.fromiter((has_state(g, p) for g, p in pairs), dtype=bool, count=len(pairs))
+    """:func:`has_state` of each pair (the per-turn ``predicted`` column), inline: a turn
+    without frames needs no call (1.0 -> 0.4 ms on MultiWOZ 2.1 test)."""
+    return np.fromiter((p is not None and p.state is not None
+                        and (p.frames is None or not unframed_services(g, p)) for g, p in pairs),
+                       dtype=bool, count=len(pairs))
 
 
 def predicted_mask(present: np.ndarray, options: EvalOptions) -> np.ndarray | None:
@@ -228,11 +278,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     norm = normalizer_for(corpus, options)
     pairs = scored_pairs(alignment, options)
     turns = [g for g, _ in pairs]
-    gold = gold_states(turns, norm, options.dontcare)
     marker = format_marker(alignment)
     unset = unset_for(corpus, marker)
     preds = [p for _, p in pairs]
-    pred = pred_states(preds, norm, options.dontcare, unset)
     present = predicted_states(pairs)
     # scored only when the gold annotates them and the predictions carry them
     with_requested = (any(t.requested_slots for t in turns)
@@ -240,8 +288,8 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     with_intents = (any(t.active_intents for t in turns)
                     and any(p is not None and p.active_intents is not None for p in preds))
     outcomes: list[SlotOutcome] = []
-    table = turn_table(
-        gold, pred, dialogue_ids=[t.dialogue_id for t in turns],
+    table_options = dict(
+        dialogue_ids=[t.dialogue_id for t in turns],
         fga_lambdas=options.fga_lambdas, outcomes=outcomes,
         requested_true=[t.requested_slots for t in turns] if with_requested else None,
         requested_pred=[p.requested_slots if p else None for p in preds] if with_requested
@@ -251,6 +299,17 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
         predicted=predicted_mask(present, options),
         turn_numbers=[t.turn_index for t in turns],
     )
+    # coded states, scored on arrays: the dicts of gold_states/pred_states are built only
+    # for breakdowns (or states the codes do not cover); 125 -> 50 ms on MultiWOZ 2.1 test
+    codes = coded_states(turns, preds, norm, options.dontcare, unset)
+    table = coded_table(codes, **table_options) if codes is not None else None
+    gold: list[dict] = []
+    pred: list[dict] = []
+    if table is None or options.by:  # the states as dicts: the general table, breakdowns
+        gold = gold_states(turns, norm, options.dontcare)
+        pred = pred_states(preds, norm, options.dontcare, unset)
+    if table is None:
+        table = turn_table(gold, pred, **table_options)
     n_slots = len(gold_set.slots) or len(corpus_config(corpus).slots)
     metrics = dst_metrics(n_slots=n_slots, fga_lambdas=options.fga_lambdas,
                           requested=with_requested, intents=with_intents)

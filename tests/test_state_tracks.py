@@ -114,20 +114,6 @@ def test_states_the_codes_do_not_cover_take_the_loop():
     check_seeds(range(60), codable=False)
 
 
-def test_hypothesis_cases():
-    """The same comparison, the cases drawn (and shrunk) by hypothesis, when installed."""
-    hypothesis = pytest.importorskip("hypothesis")
-    strategies = pytest.importorskip("hypothesis.strategies")
-
-    @hypothesis.settings(max_examples=150, deadline=None, database=None)
-    @hypothesis.given(strategies.integers(0, 2**32), strategies.booleans())
-    def check(seed: int, codable: bool) -> None:
-        y_true, y_pred, kwargs = random_case(random.Random(seed), codable)
-        assert_same(y_true, y_pred, **kwargs)
-
-    check()
-
-
 def test_edge_cases():
     """No turns; empty states; a value predicted, dropped on one side, then re-added."""
     assert_same([], [])

@@ -44,7 +44,6 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
-from operator import methodcaller
 from types import MappingProxyType
 
 import msgspec
@@ -179,7 +178,7 @@ class GoldPipeValues:
     """The gold values holding ``|`` (``18|8 Fine Men's Salons``) of each slot, lower-cased
     and stripped: such a predicted value is a real value, not a hedge. Looked up per slot
     key on demand (only a predicted value holding ``|`` needs them): one slot's scan of
-    the distinct gold states costs ≈ 4 ms on SGD dev, where listing every slot's ``|``
+    the distinct gold states costs ≈ 0.5-1 ms on SGD dev, where listing every slot's ``|``
     values up front cost ≈ 10-12 ms (5 ms on MultiWOZ 2.1 test, now none) on every run."""
 
     def __init__(self, gold: GoldSet) -> None:
@@ -189,10 +188,10 @@ class GoldPipeValues:
     def get(self, key: str) -> set[str]:
         """The ``|`` values of slot ``key`` in the gold states (empty if none)."""
         found = self._found.get(key)
-        if found is None:
-            variants = chain.from_iterable(
-                filter(None, map(methodcaller("get", key), _distinct_states(self._gold))))
-            found = self._found[key] = {v.strip().lower() for v in variants if "|" in v}
+        if found is None:  # ``key in state``, then ``state[key]``: 4x faster than .get
+            found = self._found[key] = {
+                value.strip().lower() for state in _distinct_states(self._gold)
+                if key in state for value in state[key] if "|" in value}
         return found
 
 

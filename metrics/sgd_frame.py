@@ -277,7 +277,13 @@ def score_frame_stream(frames: Iterable[tuple[Any, Any, str, int]],
     # a list of floats read by one np.fromiter at the end: a list's extend copies 13
     # pointers, an array("d")'s converts 13 floats (≈ 6 ms of 56 on SGD dev's 26,077 frames)
     buffer: list[float] = []
-    extend = buffer.extend
+    extend, append = buffer.extend, buffer.append
+    # per service, the last (gold values, predicted values, goal scores): a cumulative state
+    # often stays the same mapping from turn to turn on both sides (22 % of SGD dev's
+    # frames), and then its goal scores are those of the service's previous frame. The
+    # mappings themselves are held, so ``is`` never meets a reused address. With the four
+    # appends below instead of one 13-tuple: score ≈ 9 % faster on SGD dev (interleaved).
+    last: list[tuple[Any, Any, tuple]] = [(None, None, ())] * len(prepared)
     for ref, hyp, utterance, service_id in frames:
         service = prepared[service_id]
         intent = hyp.active_intent
@@ -298,10 +304,17 @@ def score_frame_stream(frames: Iterable[tuple[Any, Any, str, int]],
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
                                          tagged_values(spans, utterance, noncat))
         y_true, y_pred = ref.slot_values, hyp.slot_values
-        extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
-                *requested_scores, *tagging_scores,
-                *(service.equal_goal(y_true) if _first_values(y_true, y_pred)
-                  else _goal(y_true, y_pred, service, fuzzy))))
+        previous = last[service_id]
+        if previous[0] is y_true and previous[1] is y_pred:
+            goal = previous[2]
+        else:
+            goal = (service.equal_goal(y_true) if _first_values(y_true, y_pred)
+                    else _goal(y_true, y_pred, service, fuzzy))
+            last[service_id] = (y_true, y_pred, goal)
+        append(NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0)
+        extend(requested_scores)
+        extend(tagging_scores)
+        extend(goal)
     return np.fromiter(buffer, dtype=np.float64, count=len(buffer)).reshape(-1, len(METRICS))
 
 

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 import dst_eval.alignment as alignment_module
+import dst_eval.alignment_bulk as alignment_bulk
 from dst_eval.alignment import align
 from dst_eval.alignment_bulk import turns_to_check
 from dst_eval.errors import PredictionError
@@ -90,8 +91,10 @@ def _outcome(gold: GoldSet, predictions: PredictionSet, strict: bool):
             a.extra_dialogues, a.n_missing_turns, a.n_extra_turns)
 
 
+@pytest.mark.parametrize("block", [alignment_bulk._BLOCK, 2])  # 2: many blocks
 @pytest.mark.parametrize("seed", range(4))
-def test_bulk_path_equals_turn_by_turn_path(seed):
+def test_bulk_path_equals_turn_by_turn_path(seed, block, monkeypatch):
+    monkeypatch.setattr(alignment_bulk, "_BLOCK", block)
     rng = random.Random(seed)
     for _ in range(300):
         gold, predictions = _case(rng)
@@ -112,6 +115,19 @@ def test_turns_to_check_names_the_turns_holding_a_pipe():
         gold = [GoldTurn("d", i, "u", MappingProxyType({})) for i in range(len(states))]
         flagged = turns_to_check(gold, preds, frozenset(GOLD_KEYS), frozenset(), True)
         assert flagged == [i for i, s in enumerate(states) if any("|" in v for v in s.values())]
+
+
+def test_turns_to_check_over_several_blocks():
+    """Flags keep their place across blocks of turns; a problem in any block is None."""
+    n = 2 * alignment_bulk._BLOCK + 5
+    piped = {3, alignment_bulk._BLOCK - 1, alignment_bulk._BLOCK, n - 1}
+    preds = [PredTurn(state=MappingProxyType({"hotel-area": "a|b" if i in piped else "x"}))
+             for i in range(n)]
+    gold = [GoldTurn("d", i, "u", MappingProxyType({})) for i in range(n)]
+    known = frozenset(GOLD_KEYS)
+    assert turns_to_check(gold, preds, known, frozenset(), True) == sorted(piped)
+    preds[n - 2] = PredTurn(state=MappingProxyType({"hotel-foo": "x"}))
+    assert turns_to_check(gold, preds, known, frozenset(), True) is None
 
 
 def test_turns_to_check_refuses_what_needs_a_report():

@@ -44,9 +44,8 @@ metrics, the product over the frames of each turn in the group, then the mean ov
 
 from __future__ import annotations
 
-from array import array
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from operator import eq, itemgetter
 from typing import Any
 
@@ -264,11 +263,28 @@ def score_frames(
     requested slots or spans, and a hypothesis holding the first gold value of every gold
     slot (the common cases) score 1 without per-slot work.
     """
+    values = score_frame_stream(zip(refs, hyps, utterances, service_ids, strict=True),
+                                services, fuzzy=fuzzy)
+    return unpredicted_zero(values, predicted)
+
+
+def score_frame_stream(frames: Iterable[tuple[Any, Any, str, int]],
+                       services: Sequence[tuple[Collection[str], ...]], *,
+                       fuzzy: bool = True) -> np.ndarray:
+    """:func:`score_frames` of ``(ref, hyp, utterance, service id)`` tuples as they come
+    (a caller can build each frame as it is scored, while its objects are in the cache)."""
     prepared = [_ServiceSlots(*service) for service in services]
-    buffer = array("d")
-    extend = buffer.extend
-    for ref, hyp, utterance, service_id in zip(refs, hyps, utterances, service_ids,
-                                               strict=True):
+    # a list of floats read by one np.fromiter at the end: a list's extend copies 13
+    # pointers, an array("d")'s converts 13 floats (≈ 6 ms of 56 on SGD dev's 26,077 frames)
+    buffer: list[float] = []
+    extend, append = buffer.extend, buffer.append
+    # per service, the last (gold values, predicted values, goal scores): a cumulative state
+    # often stays the same mapping from turn to turn on both sides (22 % of SGD dev's
+    # frames), and then its goal scores are those of the service's previous frame. The
+    # mappings themselves are held, so ``is`` never meets a reused address. With the four
+    # appends below instead of one 13-tuple: score ≈ 9 % faster on SGD dev (interleaved).
+    last: list[tuple[Any, Any, tuple]] = [(None, None, ())] * len(prepared)
+    for ref, hyp, utterance, service_id in frames:
         service = prepared[service_id]
         intent = hyp.active_intent
         requested = hyp.requested_slots
@@ -288,11 +304,24 @@ def score_frames(
             tagging_scores = f1_multiset(tagged_values(ref.spans, utterance, noncat),
                                          tagged_values(spans, utterance, noncat))
         y_true, y_pred = ref.slot_values, hyp.slot_values
-        extend((NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0,
-                *requested_scores, *tagging_scores,
-                *(service.equal_goal(y_true) if _first_values(y_true, y_pred)
-                  else _goal(y_true, y_pred, service, fuzzy))))
-    values = np.frombuffer(buffer, dtype=np.float64).reshape(-1, len(METRICS))
+        previous = last[service_id]
+        if previous[0] is y_true and previous[1] is y_pred:
+            goal = previous[2]
+        else:
+            goal = (service.equal_goal(y_true) if _first_values(y_true, y_pred)
+                    else _goal(y_true, y_pred, service, fuzzy))
+            last[service_id] = (y_true, y_pred, goal)
+        append(NAN if intent is None else 1.0 if intent == ref.active_intent else 0.0)
+        extend(requested_scores)
+        extend(tagging_scores)
+        extend(goal)
+    return np.fromiter(buffer, dtype=np.float64, count=len(buffer)).reshape(-1, len(METRICS))
+
+
+def unpredicted_zero(values: np.ndarray,
+                     predicted: Sequence[bool] | np.ndarray | None) -> np.ndarray:
+    """``values`` with every applicable metric of a frame without prediction (``predicted``
+    False) set to 0 (a copy if any); None: every frame has one."""
     if predicted is not None:
         mask = np.asarray(predicted, dtype=bool)
         if mask.shape != (len(values),):

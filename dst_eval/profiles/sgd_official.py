@@ -32,7 +32,7 @@ Missing predictions (``options.missing``):
 ``wrong`` (default)
     A gold turn without prediction, or a gold frame whose service the predicted turn
     lacks, is wrong: every metric that applies to the frame (as it would to an empty
-    frame) is 0 (``predicted`` mask of :func:`~dst_eval.metrics.sgd_frame.score_frames`).
+    frame) is 0 (:func:`~dst_eval.metrics.sgd_frame.unpredicted_zero`).
 ``empty``
     Such a frame is scored against an EMPTY frame: no slot values, no requested slots,
     intent ``"NONE"`` (so it still counts as right when the gold intent is NONE), and no
@@ -56,7 +56,7 @@ scorer crashes, so there is no official number: :class:`PredictionError` (exit 3
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -72,9 +72,10 @@ from dst_eval.metrics.sgd_frame import (
     JOINT_COLUMNS,
     METRICS,
     group_means,
-    score_frames,
+    score_frame_stream,
     turn_joint,
     turn_product_means,
+    unpredicted_zero,
 )
 from dst_eval.normalize import Normalizer
 from dst_eval.options import EvalOptions
@@ -226,47 +227,51 @@ def _score(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                          result=result)
 
 
-def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
-                  across_turn: bool, result: Result | None = None) -> Result:
-    gold = _check(alignment, options)
-    notes: list[str] = []
+class _Tally:
+    """What :func:`_frames` records while it hands out the frames: per frame, its service id
+    and its turn's index in ``scored_turns`` (8 bytes a frame, not an int object); the frames
+    scored against an empty frame; the scored turns and whether each has a prediction."""
+
+    def __init__(self) -> None:
+        self.frame_services, self.turn_of_frame = array("q"), array("q")
+        self.absent_frames: list[int] = []
+        self.scored_turns: list[GoldTurn] = []
+        self.scored_missing = bytearray()  # 1 where the scored turn has no prediction
+        self.n_missing_turns = self.n_missing_frames = self.n_flat = 0
+
+
+def _frames(alignment: Alignment, options: EvalOptions, service_ids: dict[str, int],
+            tally: _Tally) -> Iterator[tuple[GoldFrame, PredFrame, str, int]]:
+    """``(gold frame, hypothesis frame, utterance, service id)`` of every frame to score, in
+    turn order, recorded in ``tally`` as it goes. A generator, so that each frame is scored
+    right after it is found, its objects still in the CPU cache: SGD dev (26,077 frames)
+    scores ≈ 7 % faster than from lists of all frames built first (interleaved runs on a
+    loaded machine, min 158 -> 147 ms), and the lists are not held."""
+    gold = alignment.gold
     schema = gold.schema
-    seen = _seen_services(gold, notes)
     has_spans = any(f.spans is not None for _, p in alignment.pairs if p is not None
                     for f in (p.frames or ()))
     flat = _FlatFrames(gold)
-    service_ids = {name: i for i, name in enumerate(schema)}
     frame_slots = {name: frozenset(frame_slot_key(name, slot) for slot in s.slots)
                    for name, s in schema.items()}
     source = alignment.predictions.source
-    # slot sets keyed as frames key their values; spans keep the schema's names
-    service_slots = [([frame_slot_key(name, slot) for slot in s.slots],
-                      [frame_slot_key(name, slot) for slot in s.categorical],
-                      [slot for slot in s.slots if slot not in s.categorical])
-                     for name, s in schema.items()]
-
-    refs: list[GoldFrame] = []
-    hyps: list[PredFrame] = []
-    utterances: list[str] = []
-    frame_services, turn_of_frame = array("q"), array("q")  # 8 bytes a frame, not an int
-    absent_frames: list[int] = []  # frames scored against an empty frame
-    scored_turns: list[GoldTurn] = []
-    scored_missing = bytearray()  # 1 where the scored turn has no prediction
-    n_missing_turns = n_missing_frames = n_flat = 0
+    frame_services, turn_of_frame = tally.frame_services, tally.turn_of_frame
+    absent_frames, scored_turns = tally.absent_frames, tally.scored_turns
+    n_frames = 0
     for gold_turn, pred_turn in alignment.pairs:
         missing = pred_turn is None or (pred_turn.frames is None and pred_turn.state is None)
         if missing:
             if options.missing == "skip":
                 continue
-            n_missing_turns += 1
+            tally.n_missing_turns += 1
         pred_frames = None if missing else pred_turn.frames
         if not missing and pred_frames is None:
-            n_flat += 1
+            tally.n_flat += 1
         turn_id = len(scored_turns)
         for ref in gold_turn.frames:
             if missing:
                 hyp = _empty_frame(ref.service, has_spans)
-                absent_frames.append(len(refs))
+                absent_frames.append(n_frames)
             elif pred_frames is None:
                 hyp = flat.frame(pred_turn, ref.service)
             elif len(pred_frames) == 1 and pred_frames[0].service == ref.service:
@@ -274,41 +279,56 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
             else:
                 hyp = _hyp_frame(pred_frames, ref.service)
                 if hyp is None:
-                    n_missing_frames += 1
+                    tally.n_missing_frames += 1
                     if options.missing == "skip":
                         continue
                     hyp = _empty_frame(ref.service, has_spans)
-                    absent_frames.append(len(refs))
+                    absent_frames.append(n_frames)
             if hyp.written is not None:
                 hyp = _read_as_written(hyp, ref, frame_slots[ref.service], source, gold_turn)
-            refs.append(ref)
-            hyps.append(hyp)
-            utterances.append(gold_turn.user_utterance)
-            frame_services.append(service_ids[ref.service])
+            service_id = service_ids[ref.service]
+            frame_services.append(service_id)
             turn_of_frame.append(turn_id)
+            n_frames += 1
+            yield ref, hyp, gold_turn.user_utterance, service_id
         scored_turns.append(gold_turn)
-        scored_missing.append(missing)
+        tally.scored_missing.append(missing)
 
-    services_arr = np.frombuffer(frame_services, dtype=np.int64)
-    predicted = None
-    if options.missing == "wrong" and absent_frames:
-        predicted = np.ones(len(refs), dtype=bool)
-        predicted[absent_frames] = False
-    values = score_frames(refs, hyps, utterances, frame_services, service_slots, fuzzy=fuzzy,
-                          predicted=predicted)
-    n_frames = len(refs)
-    del refs, hyps, utterances  # one entry per frame each: freed before the aggregation
-    turns_arr = np.frombuffer(turn_of_frame, dtype=np.int64)
+
+def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
+                  across_turn: bool, result: Result | None = None) -> Result:
+    gold = _check(alignment, options)
+    notes: list[str] = []
+    schema = gold.schema
+    seen = _seen_services(gold, notes)
+    service_ids = {name: i for i, name in enumerate(schema)}
+    # slot sets keyed as frames key their values; spans keep the schema's names
+    service_slots = [([frame_slot_key(name, slot) for slot in s.slots],
+                      [frame_slot_key(name, slot) for slot in s.categorical],
+                      [slot for slot in s.slots if slot not in s.categorical])
+                     for name, s in schema.items()]
+    tally = _Tally()
+    values = score_frame_stream(_frames(alignment, options, service_ids, tally),
+                                service_slots, fuzzy=fuzzy)
+    n_frames = len(values)
+    if options.missing == "wrong" and tally.absent_frames:
+        predicted = np.ones(n_frames, dtype=bool)
+        predicted[tally.absent_frames] = False
+        values = unpredicted_zero(values, predicted)
+    services_arr = np.frombuffer(tally.frame_services, dtype=np.int64)
+    turns_arr = np.frombuffer(tally.turn_of_frame, dtype=np.int64)
+    scored_turns = tally.scored_turns
     official, group_names = _aggregate(
         values, services_arr, list(schema), turns_arr, seen, across_turn)
-    _notes(notes, alignment, options, n_missing_turns, n_missing_frames, n_flat)
+    _notes(notes, alignment, options, tally.n_missing_turns, tally.n_missing_frames,
+           tally.n_flat)
 
     services = set(schema)
     scores = _select(dict(official.get(ALL_SERVICES, {})), options)
     groups = {_public_name(g, services): dict(official[g])
               for g in group_names if g != ALL_SERVICES and g in official}
     per_turn = _per_turn(values, turns_arr, scored_turns,
-                         np.frombuffer(scored_missing, dtype=bool).copy())
+                         np.frombuffer(tally.scored_missing, dtype=bool).copy())
     return (result or Result()).add(
         scores=scores,
         signature_fields={
@@ -324,8 +344,8 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
         notes=notes,
         counts={"frames": n_frames, "turns": len(scored_turns),
                 "dialogues": len({t.dialogue_id for t in scored_turns}),
-                "missing_turns_scored_empty": n_missing_turns,
-                "missing_frames": n_missing_frames},
+                "missing_turns_scored_empty": tally.n_missing_turns,
+                "missing_frames": tally.n_missing_frames},
     )
 
 

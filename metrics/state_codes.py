@@ -74,20 +74,10 @@ class StateCodes:
         return Interner(self._new_gold_item), Interner(self._new_pred_item)
 
     def _slot(self, key: object) -> int:
-        slot = self.slot_ids.get(key)  # type: ignore[call-overload]
-        if slot is None:
-            if type(key) is not str:
-                raise NotCodable
-            slot = self.slot_ids[key] = len(self.slot_ids)
-        return slot
+        return _string_id(self.slot_ids, key)
 
     def _string(self, value: object) -> int:
-        string = self.string_ids.get(value)  # type: ignore[call-overload]
-        if string is None:
-            if type(value) is not str:
-                raise NotCodable
-            string = self.string_ids[value] = len(self.string_ids)
-        return string
+        return _string_id(self.string_ids, value)
 
     def _new_gold_item(self, item: tuple[str, tuple[str, ...]]) -> int:
         key, variants = item
@@ -147,6 +137,17 @@ class StateCodes:
         distinct pair)."""
         values = list(self.gold_value_ids)
         return pairwise(before, now, lambda a, b: set(values[a]).isdisjoint(values[b]))
+
+
+def _string_id(ids: dict[str, int], text: object) -> int:
+    """The id of string ``text`` in ``ids`` (a new one the first time); another type of
+    value is :class:`NotCodable`."""
+    found = ids.get(text)  # type: ignore[call-overload]
+    if found is None:
+        if type(text) is not str:
+            raise NotCodable
+        found = ids[text] = len(ids)
+    return found
 
 
 def pairwise(left: np.ndarray, right: np.ndarray, test: Callable[[int, int], bool]

@@ -90,6 +90,8 @@ COLUMN_NAMES = ("turn", "n_gold", "n_pred", "correct", "wrong", "missing", "extr
                 *GCA_COLUMNS)
 """The columns of every table, in this order (then ``fga@λ``, ``final``, ``final_jga``, the
 domain columns, ``unpredicted``, ``unpredicted_gold``, the optional ones)."""
+FGA_LAMBDAS = (0.25, 0.5, 0.75, 1.0)
+"""The default λ values of FGA's columns."""
 
 
 class SlotOutcome(Struct, frozen=True, gc=False):
@@ -190,7 +192,7 @@ def turn_table(
     y_pred: Sequence[PredState | None],
     *,
     dialogue_ids: Sequence[str] | None = None,
-    fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
+    fga_lambdas: Iterable[float] = FGA_LAMBDAS,
     value_match: ValueMatch | None = None,
     requested_true: Sequence[Iterable[str]] | None = None,
     requested_pred: Sequence[Iterable[str] | None] | None = None,
@@ -238,30 +240,31 @@ def turn_table(
     return setup.finish(cols, requested_true, requested_pred, intents_true, intents_pred)
 
 
-def coded_table(
-    codes: StateCodes,
-    *,
-    dialogue_ids: Sequence[str] | None = None,
-    fga_lambdas: Iterable[float] = (0.25, 0.5, 0.75, 1.0),
-    requested_true: Sequence[Iterable[str]] | None = None,
-    requested_pred: Sequence[Iterable[str] | None] | None = None,
-    intents_true: Sequence[Mapping[str, str]] | None = None,
-    intents_pred: Sequence[Mapping[str, str] | None] | None = None,
-    outcomes: list[SlotOutcome] | None = None,
-    predicted: Sequence[bool] | np.ndarray | None = None,
-    turn_numbers: Sequence[int] | None = None,
-) -> TurnTable | None:
+def coded_table(codes: StateCodes, **options: Any) -> TurnTable | None:
     """:func:`turn_table` (exact matching) of states already coded (a profile that codes
-    them while it normalises them, :func:`dst_eval.profiles.strict.score`); None when the
-    general loop is needed (``turn_numbers`` that are not plain ints): the caller then
-    calls :func:`turn_table`."""
+    them while it normalises them, :func:`dst_eval.profiles.strict.score`); ``options`` are
+    :func:`turn_table`'s keyword arguments but ``value_match``. None when the general loop
+    is needed (``turn_numbers`` that are not plain ints): the caller then calls
+    :func:`turn_table`."""
+    unknown = set(options) - _TABLE_OPTIONS
+    if unknown:
+        raise TypeError(f"coded_table() got unexpected keyword arguments {sorted(unknown)}")
     n = len(codes.gold_rows)
-    setup = _Setup.of(n, _predicted_mask(predicted, n), dialogue_ids, fga_lambdas,
-                      turn_numbers)
-    cols = setup.coded_columns(codes, outcomes)
+    setup = _Setup.of(n, _predicted_mask(options.get("predicted"), n),
+                      options.get("dialogue_ids"), options.get("fga_lambdas", FGA_LAMBDAS),
+                      options.get("turn_numbers"))
+    cols = setup.coded_columns(codes, options.get("outcomes"))
     if cols is None:
         return None
-    return setup.finish(cols, requested_true, requested_pred, intents_true, intents_pred)
+    return setup.finish(cols, *(options.get(name) for name in (
+        "requested_true", "requested_pred", "intents_true", "intents_pred")))
+
+
+_TABLE_OPTIONS = frozenset({"dialogue_ids", "fga_lambdas", "requested_true", "requested_pred",
+                            "intents_true", "intents_pred", "outcomes", "predicted",
+                            "turn_numbers"})
+"""The keyword arguments :func:`coded_table` takes (:func:`turn_table`'s but
+``value_match``)."""
 
 
 class _Setup(NamedTuple):

@@ -192,3 +192,16 @@ def test_a_strict_run_does_not_import_numpy_ma():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_coded_table_takes_turn_tables_keywords_only():
+    """``coded_table`` forwards :func:`turn_table`'s keyword arguments; another name (a typo,
+    or ``value_match``, which the coded path cannot honour) is a TypeError, not ignored."""
+    from dst_eval.metrics.state_codes import StateCodes
+
+    codes = StateCodes.of_dicts([{"a-x": ("1",)}], [{"a-x": "1"}], np.ones(1, dtype=bool))
+    table = state_compare.coded_table(codes, dialogue_ids=["d"], fga_lambdas=(0.5,))
+    assert table is not None and table.columns["jga"].tolist() == [1.0]
+    for name in ("value_match", "dialog_ids"):
+        with pytest.raises(TypeError, match=name):
+            state_compare.coded_table(codes, **{name: None})

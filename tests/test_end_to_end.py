@@ -148,7 +148,8 @@ def test_help_and_version(capsys):
 
 def test_the_command_process_settings(monkeypatch):
     """``run()`` (the console script) sets numpy's BLAS threads to 1 before numpy loads,
-    keeping a value the user's environment gives, and turns the cyclic collector off."""
+    keeping a value the user's environment gives, turns the cyclic collector off and, once
+    ``main`` has returned, moves what is alive out of the collector's way (``gc.freeze``)."""
     import gc
     import os
 
@@ -158,12 +159,14 @@ def test_the_command_process_settings(monkeypatch):
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored afterwards")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
     monkeypatch.setenv("MKL_NUM_THREADS", "4")
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
     try:
         with pytest.raises(SystemExit) as exited:
             app.run()
         assert not gc.isenabled()
+        assert gc.get_freeze_count() > 0
     finally:
+        gc.unfreeze()
         gc.enable()  # this test process goes on collecting (tests/conftest.py)
     assert exited.value.code == 0
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"

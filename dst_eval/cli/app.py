@@ -93,13 +93,23 @@ def run() -> None:
     MultiWOZ 2.1 strict 0.615 -> 0.58 s, mwzeval hdsa 1.20 -> 1.17 s (8 runs each); peak
     RSS equal within 1 MB. ``tests/test_collector_off.py`` checks that a run's cyclic garbage
     does not grow with the input (a cycle per turn would fail it).
+
+    After :func:`main` returns, ``gc.freeze()`` moves every object still alive (the modules
+    and what they hold) out of the collector's generations: interpreter shutdown runs the
+    collector over them although the process is about to end. The output files are closed
+    by then and standard streams are flushed as always. Measured from :func:`main`'s return
+    to the process's end (MultiWOZ 2.1 strict, 4 interleaved runs each): 31-33 ms -> 15 ms;
+    whole runs (12 interleaved each, median wall): MultiWOZ 2.1 strict 0.445 -> 0.415 s, SGD
+    dev ``sgd-official`` 0.825 -> 0.785 s.
     """
     import gc
 
     for name, value in BLAS_THREADS.items():
         os.environ.setdefault(name, value)
     gc.disable()
-    sys.exit(main())
+    code = main()
+    gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -66,3 +66,20 @@ def test_reused_goal_scores_equal_frames_scored_alone(seed, fuzzy):
         alone = score_frame(fresh_ref, fresh_hyp, "", slots=SERVICES[service][0],
                             categorical=SERVICES[service][1], fuzzy=fuzzy)
         np.testing.assert_array_equal(together[i], alone)
+
+
+@pytest.mark.parametrize("extra", [0, 7])
+def test_stream_written_into_its_capacity_equals_the_list(monkeypatch, extra):
+    """With a ``capacity`` the stream moves its values into one array every ``_FLUSH``
+    values (a small ``_FLUSH`` here: many moves and a partial one); the rows equal those
+    gathered in one list, also when the capacity is larger than the frames."""
+    from dst_eval.metrics import sgd_frame
+
+    refs, hyps, services = _frames(random.Random(5), 400)
+    frames = list(zip(refs, hyps, [""] * len(refs), services, strict=True))
+    whole = sgd_frame.score_frame_stream(iter(frames), SERVICES)
+    monkeypatch.setattr(sgd_frame, "_FLUSH", 13 * 7 + 5)
+    written = sgd_frame.score_frame_stream(iter(frames), SERVICES,
+                                           capacity=len(frames) + extra)
+    assert written.shape == whole.shape == (400, 13)
+    np.testing.assert_array_equal(written, whole)

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -227,6 +228,9 @@ def _score(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                          result=result)
 
 
+_frames_of = attrgetter("frames")
+
+
 class _Tally:
     """What :func:`_frames` records while it hands out the frames: per frame, its service id
     and its turn's index in ``scored_turns`` (8 bytes a frame, not an int object); the frames
@@ -308,8 +312,10 @@ def _score_frames(alignment: Alignment, options: EvalOptions, *, fuzzy: bool,
                       [slot for slot in s.slots if slot not in s.categorical])
                      for name, s in schema.items()]
     tally = _Tally()
+    gold_turns = map(itemgetter(0), alignment.pairs)
+    capacity = sum(map(len, map(_frames_of, gold_turns)))  # frames to score, at most
     values = score_frame_stream(_frames(alignment, options, service_ids, tally),
-                                service_slots, fuzzy=fuzzy)
+                                service_slots, fuzzy=fuzzy, capacity=capacity)
     n_frames = len(values)
     if options.missing == "wrong" and tally.absent_frames:
         predicted = np.ones(n_frames, dtype=bool)

@@ -180,10 +180,13 @@ def _surface_forms(alignment, options: EvalOptions, result: Result) -> None:
 
         def is_right(key: str, value: str, variants: tuple[str, ...]) -> bool:
             return norm(key, value) in norm.variants(key, variants)
+    rows = (surface.strict_rows(result.per_turn, len(alignment.pairs),
+                                dontcare=options.dontcare)
+            if options.profile == "strict" and result.compared is None else None)
     counts = surface.count(alignment, corpus_tests=config.surface_tests(),
                            accepted=surface.accepted_classes(options.profile),
                            is_unset=unset_for(corpus, format_marker(alignment)).test,
-                           is_right=is_right, compared=result.compared)
+                           is_right=is_right, compared=result.compared, rows=rows)
     issue = surface.warning(counts, options.profile)
     if issue is not None:
         result.issues = [*result.issues, issue]

@@ -41,7 +41,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from dst_eval.alignment import Alignment
 from dst_eval.predictions.model import Issue
@@ -120,13 +123,17 @@ RightTest = Callable[[str, str, tuple[str, ...]], bool]
 
 def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: frozenset[str],
           is_unset: Callable[[str], bool], is_right: RightTest | None = None,
-          compared: tuple[list, list] | None = None) -> Counter:
+          compared: tuple[list, list] | None = None,
+          rows: Sequence[int] | None = None) -> Counter:
     """Per class, the predicted values that are wrong under the profile (not ``is_right``,
     no accepted class, no exact match) but equal a gold variant under that class's
     comparison.
 
     ``compared``: the per-turn gold and predicted states the profile itself compared
-    (``Result.compared``), when its gold is not the loader's; else the aligned pairs."""
+    (``Result.compared``), when its gold is not the loader's; else the aligned pairs.
+    ``rows``: the only aligned pairs that can hold such a value, when the caller knows them
+    (the strict profile's turns with a wrong value or without a prediction:
+    :func:`strict_rows`); the others are not looked at."""
     tests = _tests(corpus_tests)
     memo: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
 
@@ -139,8 +146,9 @@ def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: froze
         return matched[0]
 
     counts: Counter = Counter()
+    pairs = alignment.pairs if rows is None else [alignment.pairs[row] for row in rows]
     states = (zip(*compared, strict=True) if compared is not None else
-              ((g.state, p.state) for g, p in alignment.pairs if p is not None and p.state))
+              ((g.state, p.state) for g, p in pairs if p is not None and p.state))
     # a turn whose states are the previous turn's objects (loaders share a state while it
     # does not change) adds the previous turn's classes again, without a look at its values
     last: tuple = (None, None)
@@ -166,6 +174,27 @@ def count(alignment: Alignment, *, corpus_tests: Iterable[Test], accepted: froze
         if last_found:
             counts.update(last_found)
     return counts
+
+
+def strict_rows(per_turn: Mapping[str, Any] | None, n_pairs: int, *, dontcare: str
+                ) -> list[int] | None:
+    """The aligned pairs where a strict run can count a value: the turns its table scores
+    with a wrong value, and those it scores as not predicted; None when that cannot be
+    told (another ``--dontcare`` than ``value``, rows other than the aligned pairs).
+
+    A counted value is a set value (not unset) of a slot the gold has, that the run's
+    normaliser does not make a gold variant (``is_right``). With ``--dontcare value`` the
+    strict profile keeps every such slot on both sides and compares it with that same
+    normaliser (a repeated slot's first set value is the value as read, which is set), so
+    the turn has a wrong value -- unless the turn is scored as not predicted, whose values
+    are not compared at all. MultiWOZ 2.1 test: 11 -> 2 ms."""
+    if per_turn is None or dontcare != "value" or "wrong" not in per_turn:
+        return None
+    wrong, predicted = per_turn["wrong"], per_turn.get("predicted")
+    if predicted is None or len(wrong) != n_pairs or len(predicted) != n_pairs:
+        return None
+    candidate = (np.asarray(wrong) > 0) | ~np.asarray(predicted, dtype=bool)
+    return np.flatnonzero(candidate).tolist()
 
 
 def _advice(cls: str, profile: str) -> str:

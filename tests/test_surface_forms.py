@@ -204,3 +204,42 @@ def test_advice_names_what_accepts_the_values(tmp_path):
                                    profile="trade"))[0])
     assert "(--profile strict --norm basic)" in trade and "(--norm basic)" not in trade
     assert "width (--profile strict --norm nfkc+basic)" in trade and "punctuation" not in trade
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"norm": "exact"}, {"norm": "nfkc+basic"}, {"missing": "empty"},
+    {"missing": "empty", "norm": "exact"}, {"dontcare": "ignore", "norm": "exact"},
+    {"missing": "skip"},
+])
+def test_strict_rows_count_what_every_turn_counts(planted, monkeypatch, options):
+    """Under strict the diagnostic looks only at the turns the profile scored with a wrong
+    value or as not predicted (``surface.strict_rows``); the counts equal those of looking
+    at every turn. The planted values, plus: dialogues left out, a turn whose every value
+    is wrong, a dontcare spelled apart and a value repeated under two spellings whose first
+    is unset."""
+    from dst_eval import surface
+
+    gold, preds, _, _ = planted
+    preds = {d: [dict(t) for t in turns] for i, (d, turns) in enumerate(preds.items())
+             if i % 9}
+    first = next(iter(preds))
+    preds[first][0] = {"state": {k: v.upper() + " " for k, v in preds[first][0]["state"].items()}}
+    turn = preds[first][-1]["state"] = dict(preds[first][-1]["state"])
+    key = next(iter(turn))
+    turn.update({key: "none", key.replace("-", "-", 1).upper(): "do n't care"})
+    counted: list[tuple] = []
+    count = surface.count
+
+    def both(alignment, **kwargs):
+        rows = kwargs.pop("rows")
+        counted.append((count(alignment, rows=rows, **kwargs),
+                        count(alignment, rows=None, **kwargs), rows))
+        return counted[-1][0]
+
+    monkeypatch.setattr(surface, "count", both)
+    evaluate(preds, gold=gold, min_coverage=0, **options)
+    ((restricted, everything, rows),) = counted
+    assert restricted == everything and sum(everything.values()) > 100
+    looked_at_all = rows is None
+    assert looked_at_all == (options.get("dontcare") == "ignore"
+                             or options.get("missing") == "skip")

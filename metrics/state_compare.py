@@ -75,12 +75,11 @@ from dst_eval.metrics.base import GoldState, PredState, TurnTable
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
 from dst_eval.metrics.optional_columns import intent_columns, requested_columns
 from dst_eval.metrics.state_codes import StateCodes
-from dst_eval.metrics.state_tracks import track_columns
+from dst_eval.metrics.state_tracks import CORRECT, EXTRA, MISSING, WRONG, track_columns
 from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
-CORRECT, WRONG, MISSING, EXTRA = "correct", "wrong", "missing", "extra"
 _FLAT_VALUES = frozenset({str, tuple, list})
 _TUPLES = frozenset({tuple})
 _STRS = frozenset({str})

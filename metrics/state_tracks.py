@@ -66,9 +66,8 @@ def layout(codes: StateCodes, index: np.ndarray, present: np.ndarray
     gold_slot = np.asarray(codes.gold_item_slot, dtype=np.int64)[gold_ids]
     pred_slot = np.asarray(codes.pred_item_slot, dtype=np.int64)[pred_ids]
     # dialogues are consecutive and numbered in order: the first row of each, and its length
-    starts = np.flatnonzero(np.diff(index, prepend=-1)) if n else np.zeros(0, dtype=np.int64)
+    starts, position = turn_positions(index)
     lengths = np.diff(starts, append=n)
-    position = np.arange(n) - starts[index]  # each turn's position in its dialogue
     n_slots = max(len(codes.slot_ids), 1)
     keys = np.concatenate([index[gold_row] * n_slots + gold_slot,
                            index[pred_row] * n_slots + pred_slot])
@@ -89,6 +88,15 @@ def layout(codes: StateCodes, index: np.ndarray, present: np.ndarray
     cells = Cells(row, offset == 0, track_slot, track, gold, pred, gold_cell, pred_cell,
                   start, turns)
     return cells, (gold_ids, gold_row), (pred_ids, pred_row)
+
+
+def turn_positions(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first row of each dialogue (numbered in order, turns consecutive) and each turn's
+    position in its dialogue."""
+    if not len(index):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.diff(index, prepend=-1))
+    return starts, np.arange(len(index)) - starts[index]
 
 
 def unique(keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -198,8 +206,7 @@ def track_columns(codes: StateCodes, index: np.ndarray, present: np.ndarray,
         _ratio(correct, tstar + wrong, n_gold > 0),
         *change_count_columns(cells, match, gold_changed, present, n)), strict=True))
     cols = {name: np.asarray(column, dtype=np.float64) for name, column in cols.items()}
-    starts = np.flatnonzero(np.diff(index, prepend=-1)) if n else np.zeros(0, dtype=np.int64)
-    position = np.arange(n) - starts[index] if n else np.zeros(0, dtype=np.int64)
+    position = turn_positions(index)[1]
     for lam, term in zip(lambdas, fga_terms(jga, fga_ok, position, numbers, lambdas),
                          strict=True):
         cols[f"fga@{lam:g}"] = term

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 import numpy as np
@@ -78,84 +78,89 @@ def format_marker(alignment: Alignment) -> str | None:
     return alignment.predictions.metadata.get(UNSET_MARKER)
 
 
+def gold_rule(norm: Normalizer, dontcare: str
+              ) -> Callable[[tuple[str, tuple[str, ...]]], tuple[str, tuple[str, ...]] | None]:
+    """The profile's rule for one gold ``(slot, variants)`` item, written once for
+    :func:`gold_states` and :func:`coded_states`: the variants normalised; None (left out)
+    for a ``dontcare`` variant under ``dontcare="ignore"``."""
+    ignore = dontcare == "ignore"
+
+    def rule(item: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]] | None:
+        variants = norm.variants(*item)
+        return None if ignore and DONTCARE in variants else (item[0], variants)
+    return rule
+
+
+def pred_rule(norm: Normalizer, dontcare: str, unset: Unset
+              ) -> Callable[[tuple[str, str]], tuple[str, str] | None]:
+    """The profile's rule for one predicted ``(slot, value)`` item, written once for
+    :func:`pred_states` and :func:`coded_states`: the value normalised; None (left out) for
+    an ``unset`` value, and for ``dontcare`` under ``dontcare="ignore"``."""
+    ignore, test = dontcare == "ignore", unset.test
+
+    def rule(item: tuple[str, str]) -> tuple[str, str] | None:
+        if test(item[1]):
+            return None
+        value = norm(*item)
+        return None if ignore and value == DONTCARE else (item[0], value)
+    return rule
+
+
 def gold_states(turns: list[GoldTurn], norm: Normalizer, dontcare: str
                 ) -> list[dict[str, tuple[str, ...]]]:
-    """Each turn's state, its gold variants normalised (``dontcare="ignore"``: slots whose
-    variants include ``dontcare`` left out). Turns that share one state object (a loader
-    reuses it while the state does not change) share one result, and each distinct
+    """Each turn's state under :func:`gold_rule`. Turns that share one state object (a
+    loader reuses it while the state does not change) share one result, and each distinct
     ``(slot, variants)`` item is normalised once. Built for breakdowns (and states
     :func:`coded_states` does not cover); the scores use :func:`coded_states`."""
+    rule = Interner(gold_rule(norm, dontcare)).__getitem__
     memo: dict[int, dict[str, tuple[str, ...]]] = {}  # id(state) -> normalised; turns alive
-    items: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
     out = []
     for turn in turns:
         state = memo.get(id(turn.state))
         if state is None:
-            state = {}
-            for item in turn.state.items():
-                variants = items.get(item)
-                if variants is None:
-                    variants = items[item] = norm.variants(*item)
-                state[item[0]] = variants
-            if dontcare == "ignore":
-                state = {k: v for k, v in state.items() if DONTCARE not in v}
-            memo[id(turn.state)] = state
+            state = memo[id(turn.state)] = dict(filter(None, map(rule, turn.state.items())))
         out.append(state)
     return out
-
-
-_NOT_SEEN = object()
 
 
 def pred_states(preds: list[PredTurn | None], norm: Normalizer, dontcare: str,
                 unset: Unset) -> list[dict[str, str]]:
-    """Each predicted turn's set slots (``unset`` values left out), normalised; ``{}`` for
-    a missing turn. Each distinct ``(slot, value)`` item is tested and normalised once.
-    Built for breakdowns, as :func:`gold_states`."""
-    items: dict[tuple[str, str], str | None] = {}  # None: the value leaves its slot unset
-    test = unset.test
-    out: list[dict[str, str]] = []
-    for pred in preds:
-        if pred is None or not pred.state:
-            out.append({})
-            continue
-        if pred.duplicates:  # a repeated slot takes its first value that is set
-            state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
-        else:
-            state = {}
-            for item in pred.state.items():
-                value = items.get(item, _NOT_SEEN)
-                if value is _NOT_SEEN:
-                    value = items[item] = None if test(item[1]) else norm(*item)
-                if value is not None:
-                    state[item[0]] = value
-        if dontcare == "ignore":
-            state = {k: v for k, v in state.items() if v != DONTCARE}
-        out.append(state)
-    return out
+    """Each predicted turn's set slots under :func:`pred_rule`; ``{}`` for a missing turn.
+    Each distinct ``(slot, value)`` item is tested and normalised once. Built for
+    breakdowns, as :func:`gold_states`."""
+    rule = Interner(pred_rule(norm, dontcare, unset)).__getitem__
+    return [dict(filter(None, map(rule, _written_items(pred, unset)))) for pred in preds]
+
+
+def _written_items(pred: PredTurn | None, unset: Unset) -> Iterable[tuple[str, str]]:
+    """A predicted turn's items as written; a repeated slot takes its first value that is
+    set (``Unset.items``)."""
+    if pred is None or not pred.state:
+        return ()
+    if pred.duplicates:
+        return unset.items(pred.state, pred.duplicates)
+    return pred.state.items()
 
 
 def coded_states(turns: list[GoldTurn], preds: list[PredTurn | None], norm: Normalizer,
                  dontcare: str, unset: Unset) -> StateCodes | None:
     """The states of :func:`gold_states` and :func:`pred_states`, coded for
     :func:`~dst_eval.metrics.state_compare.coded_table` without building them: each distinct
-    item as written is normalised (and tested for unset) once and becomes an item id, each
-    turn the list of its item ids (-1: left out). None when a state is not codable (the
-    caller then scores the dicts, which also words any error)."""
+    item as written goes through :func:`gold_rule` or :func:`pred_rule` once and becomes an
+    item id, each turn the list of its item ids (-1: left out). None when a state is not
+    codable (the caller then scores the dicts, which also words any error)."""
     codes = StateCodes()
-    ignore, test = dontcare == "ignore", unset.test
     gold_items, pred_items = codes.interners()
     gold_item, pred_item = gold_items.__getitem__, pred_items.__getitem__
+    gold_kept, pred_kept = gold_rule(norm, dontcare), pred_rule(norm, dontcare, unset)
 
     def gold_id(item: tuple[str, tuple[str, ...]]) -> int:
-        variants = norm.variants(*item)
-        return -1 if ignore and DONTCARE in variants else gold_item((item[0], variants))
+        kept = gold_kept(item)
+        return -1 if kept is None else gold_item(kept)
 
     def pred_id(item: tuple[str, str]) -> int:
-        if test(item[1]):
-            return -1
-        value = norm(*item)
-        return -1 if ignore and value == DONTCARE else pred_item((item[0], value))
+        kept = pred_kept(item)
+        return -1 if kept is None else pred_item(kept)
 
     gold_ids, pred_ids = Interner(gold_id).__getitem__, Interner(pred_id).__getitem__
     shared: dict[int, list[int]] = {}  # id(state) -> its items: turns that share a state
@@ -166,14 +171,7 @@ def coded_states(turns: list[GoldTurn], preds: list[PredTurn | None], norm: Norm
                 ids = shared[id(turn.state)] = list(map(gold_ids, turn.state.items()))
             codes.gold_rows.append(ids)
         for pred in preds:
-            if pred is None or not pred.state:
-                codes.pred_rows.append([])
-            elif pred.duplicates:  # a repeated slot takes its first value that is set
-                state = {k: norm(k, v) for k, v in unset.items(pred.state, pred.duplicates)}
-                codes.pred_rows.append([pred_item(item) for item in state.items()
-                                        if not ignore or item[1] != DONTCARE])
-            else:
-                codes.pred_rows.append(list(map(pred_ids, pred.state.items())))
+            codes.pred_rows.append(list(map(pred_ids, _written_items(pred, unset))))
     except (NotCodable, TypeError):  # TypeError: an unhashable value
         return None
     return codes

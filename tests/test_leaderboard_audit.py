@@ -361,6 +361,7 @@ def test_a_board_without_statistics_claims_no_resampling_and_names_ignored_optio
     assert "|profile:convlab|" in data["signature"]
     assert "|bs:" not in data["signature"] and "|seed:" not in data["signature"]
     assert all(ci is None for row in data["rows"] for ci in row["ci"].values())
+    assert data["statistics"] is None  # no resampling ran: none described
     assert "bootstrap resamples" not in (small.out / "leaderboard.md").read_text()
     assert any(n.endswith("--dontcare ignore does not apply") for n in data["notes"])
     assert any(n.endswith("--normalisation exact does not apply") for n in data["notes"])
@@ -376,6 +377,7 @@ def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 -
     run_counting(small.config, "--output-dir", out, "--no-cache")
     data = json.loads((out / "leaderboard.json").read_bytes())
     assert any(row["p_vs_leader"] is not None for row in data["rows"])  # the test ran
+    assert (data["statistics"]["resamples"], data["statistics"]["seed"]) == (200, 7)
     md_text = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert "paired bootstrap" in md_text and "| p vs #1 |" in md_text
     assert "<th class=n>p vs #1</th>" in (out / "leaderboard.html").read_text(encoding="utf-8")
@@ -384,6 +386,7 @@ def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 -
     code, _ = run_counting(small.config, "--output-dir", out, "--no-cache")
     data = json.loads((out / "leaderboard.json").read_bytes())
     assert code == 0 and all(row["p_vs_leader"] is None for row in data["rows"])
+    assert data["statistics"] is None
     md_text = (out / "leaderboard.md").read_text(encoding="utf-8")
     html_text = (out / "leaderboard.html").read_text(encoding="utf-8")
     for page in (md_text, html_text):

@@ -63,9 +63,12 @@ def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
         "gold": {"file": board.gold_name, "sha256": board.gold_hash},
         "columns": list(config.metrics), "ranking_metric": config.rank_by,
         "higher_is_better": config.higher_is_better,
+        # what ran, never what was configured: none when no shown metric keeps
+        # per-dialogue statistics (no interval, test or rank interval)
         "statistics": {"unit": "dialogue", "level": LEVEL, "resamples": config.bootstrap,
                        "seed": config.seed, "alpha": config.alpha,
-                       "test": "paired bootstrap of the ranking metric against rank 1"},
+                       "test": "paired bootstrap of the ranking metric against rank 1"}
+        if any(row.intervals for row in board.rows) else None,
         "rows": rows,
         "invalid": [{"file": visible(i.id), "reason": visible(i.reason)}
                     for i in board.invalid],
@@ -117,9 +120,9 @@ def tested(rows: list[Mapping[str, Any]]) -> bool:
 def legend(data: Mapping[str, Any]) -> list[str]:
     """The legend, describing only what the board shows: the test's † and p vs #1 only
     when the test ran."""
-    stats, metric = data["statistics"], data["ranking_metric"]
-    level = f"{100 * stats['level']:.0f} %"
+    stats, metric = data["statistics"] or {}, data["ranking_metric"]
     resampled = any(row["ci"].get(m) for row in data["rows"] for m in data["columns"])
+    level = f"{100 * stats['level']:.0f} %" if resampled else ""
     test = (f"† not significantly different from rank 1 on `{metric}` (paired bootstrap "
             f"over dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. "
             if tested(data["rows"]) else "")

@@ -15,15 +15,23 @@ def requested_columns(requested_true: Sequence[Iterable[str]],
     """Requested-slot columns; a row with ``present`` False has every requested slot a
     miss and per-turn F1 0 (also when nothing is requested)."""
     n = len(requested_true)
-    tp, fp, fn, f1 = (np.zeros(n) for _ in range(4))
-    for row, (gold_iter, pred_iter) in enumerate(zip(requested_true, requested_pred, strict=True)):
-        gold, pred = set(gold_iter), set(pred_iter or ())
-        hits = len(gold & pred)
-        tp[row], fp[row], fn[row] = hits, len(pred) - hits, len(gold) - hits
-        if not gold and not pred:
-            f1[row] = 1.0
-        elif hits:
-            f1[row] = 2 * hits / (len(gold) + len(pred))
+    counts: list[tuple[int, int, int, float]] = []  # per row: tp, fp, fn, f1
+    # loaders pool equal sets (SGD: one object per distinct combination), so many rows pair
+    # the same two objects: their counts are worked out once. The memo holds the objects,
+    # so an id is never one of a freed object's (SGD dev: 22 -> 8 ms)
+    memo: dict[tuple[int, int], tuple[object, object, tuple[int, int, int, float]]] = {}
+    for gold_iter, pred_iter in zip(requested_true, requested_pred, strict=True):
+        found = memo.get((id(gold_iter), id(pred_iter)))
+        if found is None:
+            gold, pred = set(gold_iter), set(pred_iter or ())
+            hits = len(gold & pred)
+            f1 = (1.0 if not gold and not pred
+                  else 2 * hits / (len(gold) + len(pred)) if hits else 0.0)
+            found = memo[id(gold_iter), id(pred_iter)] = (
+                gold_iter, pred_iter, (hits, len(pred) - hits, len(gold) - hits, f1))
+        counts.append(found[2])
+    table = np.array(counts, dtype=np.float64).reshape(n, 4)
+    tp, fp, fn, f1 = (table[:, j].copy() for j in range(4))
     if present is not None and not present.all():
         absent = ~present
         tp[absent] = fp[absent] = f1[absent] = 0.0
@@ -37,12 +45,17 @@ def intent_columns(intents_true: Sequence[Mapping[str, str]],
     """Intent columns; a row with ``present`` False and a gold intent is wrong."""
     n = len(intents_true)
     correct, counted = np.zeros(n), np.zeros(n)
+    memo: dict[tuple[int, int], tuple[object, object, bool]] = {}  # as requested_columns
     for row, (gold, pred) in enumerate(zip(intents_true, intents_pred, strict=True)):
         if not gold:
             continue
         counted[row] = 1
-        pred = pred or {}
-        correct[row] = all(pred.get(service) == intent for service, intent in gold.items())
+        found = memo.get((id(gold), id(pred)))
+        if found is None:
+            given = pred or {}
+            found = memo[id(gold), id(pred)] = (gold, pred, all(
+                given.get(service) == intent for service, intent in gold.items()))
+        correct[row] = found[2]
     if present is not None:
         correct[~present] = 0.0
     return {"intent_correct": correct, "intent_n": counted}

@@ -7,6 +7,7 @@ The two "hypothetical" dialogues reproduce the GCA paper's toy examples (SCORERS
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from dst_eval.metrics import (
     turn_accuracy,
     turn_table,
 )
+from dst_eval.metrics.optional_columns import intent_columns, requested_columns
 
 INTERNET = "hotel-internet"
 PARKING = "hotel-parking"
@@ -122,6 +124,55 @@ def test_intents_and_requested_slots():
                                                   [{"hotel-phone", "hotel-area"}, None])
     assert (p, r) == (0.5, 1.0)
     assert f == pytest.approx(2 / 3)
+
+
+class _FreshRows(Sequence):
+    """Rows made anew at each access, freed after use: an id of one row can be another's."""
+
+    def __init__(self, rows: list) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        row = self.rows[i]
+        return None if row is None else type(row)(row)
+
+
+def test_optional_columns_count_pooled_and_fresh_rows_alike():
+    """Rows that are one pooled object (as loaders give them) are counted once per pair of
+    objects; rows made anew at each access give the same columns as their lists (their
+    ids are reused: the counting keeps the objects, so no row takes another's counts)."""
+    rng = np.random.default_rng(3)
+    slots = ["a-x", "a-y", "b-z"]
+    pool = [frozenset(s for s in slots if rng.random() < 0.5) for _ in range(4)]
+    req_true = [pool[i] for i in rng.integers(0, 4, 300)]
+    req_pred = [None if rng.random() < 0.1 else pool[i] for i in rng.integers(0, 4, 300)]
+    intents = [{}, {"a": "find"}, {"a": "book"}, {"a": "find", "b": "go"}]
+    int_true = [intents[i] for i in rng.integers(0, 4, 300)]
+    int_pred = [None if rng.random() < 0.1 else intents[i] for i in rng.integers(0, 4, 300)]
+    present = rng.random(300) < 0.9
+    req = requested_columns(req_true, req_pred, present)
+    fresh = requested_columns(_FreshRows([set(r) for r in req_true]),
+                              _FreshRows([None if r is None else set(r) for r in req_pred]),
+                              present)
+    ints = intent_columns(int_true, int_pred, present)
+    ints_fresh = intent_columns(_FreshRows(int_true), _FreshRows(int_pred), present)
+    for row in range(300):  # by construction, row by row
+        gold, pred = req_true[row], req_pred[row] or frozenset()
+        hits = len(gold & pred) if present[row] else 0
+        f1 = (0.0 if not present[row] else 1.0 if not gold and not pred
+              else 2 * hits / (len(gold) + len(pred)))
+        expected = (hits, len(pred) - hits if present[row] else 0, len(gold) - hits, f1)
+        for cols in (req, fresh):
+            assert tuple(cols[k][row] for k in ("req_tp", "req_fp", "req_fn", "req_f1")) \
+                == pytest.approx(expected)
+        right = present[row] and all((int_pred[row] or {}).get(s) == i
+                                     for s, i in int_true[row].items())
+        for cols in (ints, ints_fresh):
+            assert cols["intent_n"][row] == (1.0 if int_true[row] else 0.0)
+            assert cols["intent_correct"][row] == (1.0 if int_true[row] and right else 0.0)
 
 
 def test_error_counts_by_slot_and_domain():

@@ -197,6 +197,19 @@ def dialogue_key(dialogue_id: str) -> str:
     return key[:-5] if key.endswith(".json") else key
 
 
+def check_unique_ids(ids_and_files: Iterable[tuple[str, str]]) -> None:
+    """Raise :func:`duplicate_id_error` for the first dialogue id whose
+    :func:`dialogue_key` an earlier one has, naming the file of each: ``(id, file)`` pairs,
+    in reading order (:meth:`GoldSet.__post_init__` can name only the gold path)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for dialogue_id, file in ids_and_files:
+        key = dialogue_key(dialogue_id)
+        if key in seen:
+            first, first_file = seen[key]
+            raise duplicate_id_error(first, dialogue_id, file=file, first_file=first_file)
+        seen[key] = (dialogue_id, file)
+
+
 def duplicate_id_error(first: str, second: str, *, file: str | None,
                        first_file: str | None = None) -> GoldDataError:
     """The error for gold dialogue ``second`` whose :func:`dialogue_key` an earlier one,

@@ -85,7 +85,7 @@ def test_two_gold_ids_with_one_matching_key_are_refused(tmp_path: Path, gold_sam
     error = info.value
     assert error.exit_code == 4 and "\n" not in str(error)
     assert repr(first) in error.message and repr(second) in error.message
-    assert error.file is not None and str(folder) in error.file
+    assert error.file == str(folder / name)  # the file, not the gold folder
 
 
 def test_sgd_names_both_files(tmp_path: Path, gold_samples: Path) -> None:
@@ -98,6 +98,28 @@ def test_sgd_names_both_files(tmp_path: Path, gold_samples: Path) -> None:
         load_gold(folder)
     assert info.value.file == str(folder / "dialogues_002.json")
     assert f"also in {folder / 'dialogues_001.json'}" in str(info.value)
+
+
+def test_risawoz_names_both_files_and_checks_the_split_only(tmp_path: Path,
+                                                           gold_samples: Path) -> None:
+    """Folder gold read from several files names the file of each id (it named the folder);
+    ids that the split list leaves out are not the split's gold, so they are no conflict."""
+    folder = tmp_path / "risawoz"
+    shutil.copytree(gold_samples / "risawoz", folder)
+    dialogues = _json(folder / "dialogues.json")
+    first = dialogues[0]["dialogue_id"]
+    second = {**copy.deepcopy(dialogues[0]), "dialogue_id": first.swapcase()}
+    (folder / "more.json").write_text(json.dumps([second], ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match="duplicate dialogue id") as info:
+        load_gold(folder)
+    assert info.value.file == str(folder / "more.json")
+    assert f"also in {folder / 'dialogues.json'}" in str(info.value)
+    ids = [d["dialogue_id"] for d in dialogues]
+    (folder / "dataset_split_ids_dict.json").write_text(json.dumps(  # the release's keys
+        {"all_train10000.json": [first.swapcase()], "all_test600_new.json": ids}), "utf-8")
+    gold = load_gold(folder, split="test")
+    assert sorted(d.dialogue_id for d in gold) == sorted(ids)
+    assert sorted(d.dialogue_id for d in load_gold(folder, split="train")) == [first.swapcase()]
 
 
 def test_a_gold_set_built_in_memory_is_checked_too() -> None:

@@ -51,7 +51,7 @@ from dst_eval.corpora.layout import (
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, freeze_state
 
 CORPUS = "jmultiwoz"
 SPLITS = ("train", "dev", "test")
@@ -155,6 +155,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
                                 "is no split_list.json)", file=str(path))
         split = split or named
         chosen = list(records.items())
+    check_unique_ids((name, source) for name, _ in chosen)
     dialogues = tuple(_dialogue(name, record, source=source) for name, record in chosen)
     if not dialogues:
         raise GoldDataError("no JMultiWOZ dialogues found", file=source)

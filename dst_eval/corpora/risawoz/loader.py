@@ -38,7 +38,7 @@ from typing import Any
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, freeze_state
 
 CORPUS = "risawoz"
 SPLIT_ID_FILE = "dataset_split_ids_dict.json"
@@ -167,6 +167,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     files, split, id_file = _split_files(path, files, split)
     dialogues: dict[str, GoldDialogue] = {}
     raw_by_id: dict[str, Any] = {}
+    file_of: dict[str, str] = {}  # dialogue id -> the file it was read from
     log = FileLog()
     for file_path in files:
         source = str(file_path)
@@ -174,9 +175,12 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
             if dialogue_id in raw_by_id:
                 if raw_by_id[dialogue_id] == record:
                     continue  # the same dialogue in two files
-                raise GoldDataError("duplicate dialogue id with different content",
+                also = f" (also in {file_of[dialogue_id]})" if file_of[dialogue_id] != source \
+                    else ""
+                raise GoldDataError(f"duplicate dialogue id with different content{also}",
                                     file=source, dialogue=dialogue_id)
             raw_by_id[dialogue_id] = record
+            file_of[dialogue_id] = source
             dialogues[dialogue_id] = _dialogue(dialogue_id, record, source=source)
     if id_file is not None:
         wanted, table = _split_ids(id_file, split, log)
@@ -187,6 +191,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
                                 f"{SPLIT_ID_FILE}); the data holds the splits {held}",
                                 file=str(path))
         dialogues = kept
+    check_unique_ids((dialogue_id, file_of[dialogue_id]) for dialogue_id in dialogues)
     config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,

@@ -990,3 +990,31 @@ def test_goals_option_on_data_json_gold_is_named_as_unused(mwz21_dir: Path,
     assert [n for n in asked.notes if n not in base.notes] == [
         "--goals is not used: the multiwoz21 gold (data.json) has its own user goals, and "
         "those are used"]
+
+
+def test_a_database_found_next_to_the_gold_is_named(tmp_path: Path, mwz21_dir: Path,
+                                                    mwzeval_dir: Path) -> None:
+    """A database not given with --db is named in a note, relative to the gold's folder
+    (a board publishes notes: no absolute path): the gold's own ``db`` folder, or the one
+    next to that folder; with --db nothing is noted."""
+    import shutil
+
+    from dst_eval import evaluate
+
+    prediction = mwzeval_dir / "predictions" / "mintl.json"
+    corpus = tmp_path / "corpus"
+    (corpus / "split").mkdir(parents=True)
+    shutil.copy(mwz21_dir / "test.json.zip", corpus / "split" / "test.json.zip")
+    shutil.copytree(mwz21_dir / "db", corpus / "db")
+
+    def notes(gold: Path, **extra) -> list[str]:
+        result = evaluate(prediction, gold=gold, corpus="multiwoz21", split="test",
+                          metrics=("inform",), **extra)
+        return [n for n in result.notes if "database" in n]
+
+    beside = "responses: database folder {}, relative to the gold's folder (found there; " \
+        "--db names another)"
+    assert notes(corpus / "split" / "test.json.zip") == [beside.format("../db")]
+    shutil.move(corpus / "db", corpus / "split" / "db")
+    assert notes(corpus / "split" / "test.json.zip") == [beside.format("db")]
+    assert notes(corpus / "split" / "test.json.zip", db=corpus / "split" / "db") == []

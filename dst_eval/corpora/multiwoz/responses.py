@@ -20,6 +20,7 @@ Scores: ``inform``/``success`` as fractions (as the engine returns them), ``bleu
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,9 @@ class DialogueRate(Metric):
 
 
 def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
+    """``--db``, else the ``db`` folder next to the gold (its folder for a gold file), else
+    the one next to that folder (a MultiWOZ 2.2 split folder inside the corpus root); a run
+    that finds one notes which (:func:`score`)."""
     if resources.db is not None:
         return Path(resources.db)
     source = Path(gold.source)
@@ -131,6 +135,11 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
         groups.setdefault(f"domain:{d}", {})["success"] = v
     notes = [f"responses: {result['setting']} setting (states: {result['state_source']}, "
              f"active domains: {result['domain_source']})"]
+    if resources.db is None:  # found, not given: say which (relative: boards publish notes)
+        source = Path(gold.source)
+        where = os.path.relpath(db, source.parent if source.is_file() else source)
+        notes.append(f"responses: database folder {where}, relative to the gold's folder "
+                     "(found there; --db names another)")
     for kind, problem in sorted(result["problems"].items()):
         examples = "; ".join(str(e) for e in problem.get("examples", [])[:3])
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"

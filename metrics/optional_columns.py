@@ -18,7 +18,8 @@ def requested_columns(requested_true: Sequence[Iterable[str]],
     counts: list[tuple[int, int, int, float]] = []  # per row: tp, fp, fn, f1
     # loaders pool equal sets (SGD: one object per distinct combination), so many rows pair
     # the same two objects: their counts are worked out once. The memo holds the objects,
-    # so an id is never one of a freed object's (SGD dev: 22 -> 8 ms)
+    # so an id is never one of a freed object's (SGD dev: 11.5 -> 9.0 ms; intents below
+    # 13.7 -> 6.9 ms)
     memo: dict[tuple[int, int], tuple[object, object, tuple[int, int, int, float]]] = {}
     for gold_iter, pred_iter in zip(requested_true, requested_pred, strict=True):
         found = memo.get((id(gold_iter), id(pred_iter)))

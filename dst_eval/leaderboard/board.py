@@ -96,6 +96,17 @@ class Leaderboard:
     def ranked(self) -> list[Row]:
         return [r for r in self.rows if r.rank is not None]
 
+    @property
+    def resampled(self) -> bool:
+        """Whether resampling ran: some row has an interval (else no shown metric keeps
+        per-dialogue statistics, and there is no interval, test or rank interval)."""
+        return _any_interval(self.rows)
+
+
+def _any_interval(rows: list[Row]) -> bool:
+    """:attr:`Leaderboard.resampled` of ``rows``."""
+    return any(row.intervals for row in rows)
+
 
 def _state_metric(name: str) -> bool:
     return name.startswith(STATE_METRIC_PREFIXES)
@@ -261,9 +272,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
     add_statistics(rows, config)
-    resampled = any(row.intervals for row in rows)  # else no interval, test or rank interval
     signature = board_signature(rows, {"bs": str(config.bootstrap), "seed": str(config.seed)}
-                                if resampled else {})
+                                if _any_interval(rows) else {})
     for row in rows:
         row.warnings = [_relative_text(w, roots) for w in row.warnings]
     notes = _shared_notes(rows) + _statistics_notes(rows, config)

@@ -63,12 +63,11 @@ def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
         "gold": {"file": board.gold_name, "sha256": board.gold_hash},
         "columns": list(config.metrics), "ranking_metric": config.rank_by,
         "higher_is_better": config.higher_is_better,
-        # what ran, never what was configured: none when no shown metric keeps
-        # per-dialogue statistics (no interval, test or rank interval)
+        # what ran, never only what was configured
         "statistics": {"unit": "dialogue", "level": LEVEL, "resamples": config.bootstrap,
                        "seed": config.seed, "alpha": config.alpha,
                        "test": "paired bootstrap of the ranking metric against rank 1"}
-        if any(row.intervals for row in board.rows) else None,
+        if board.resampled else None,
         "rows": rows,
         "invalid": [{"file": visible(i.id), "reason": visible(i.reason)}
                     for i in board.invalid],

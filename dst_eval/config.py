@@ -162,13 +162,19 @@ VALUES_KEYS = frozenset({"unset"})
 
 
 @cache
-def _config_dir() -> Path:
-    """The folder of the installed ``dst_eval.configs`` package (a wheel installs it as files;
-    :mod:`importlib.resources` would import :mod:`tempfile` and :mod:`shutil` for it: 9 ms
-    of every run)."""
+def _config_dir() -> Any:
+    """The folder of the installed ``dst_eval.configs`` package: a wheel installs it as files,
+    read as a :class:`Path` (:mod:`importlib.resources` imports :mod:`tempfile` and
+    :mod:`shutil` for it: 9 ms of every run); a package imported from a zip archive is read
+    through :mod:`importlib.resources` (a ``Traversable`` with the same methods)."""
     from dst_eval import configs
 
-    return Path(configs.__file__).parent
+    folder = Path(configs.__file__).parent
+    if folder.is_dir():
+        return folder
+    from importlib import resources
+
+    return resources.files(configs)
 
 
 def read_toml(name: str) -> dict[str, Any]:

@@ -15,7 +15,8 @@ values, issues and notes.
      "columns": [metric, ...],              # shown metrics, in order (keys of Result.scores)
      "ranking_metric"?: str,                # default columns[0]
      "higher_is_better"?: bool,
-     "statistics"?: {"level": 0.95, "resamples": int, "seed": ..., "alpha": 0.05, ...}
+     "statistics"?: {"level": 0.95, "resamples": int, "seed": ..., "alpha": 0.05,
+                     "test": str | None, ...}  # test None: no paired test ran
                    | None,                # None: no resampling ran (no interval, no test)
      "rows": [{"rank": int | None,          # None: not ranked (no ranking score)
                "rank_interval"?: [low, high] | None,

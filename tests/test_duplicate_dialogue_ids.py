@@ -122,6 +122,26 @@ def test_risawoz_names_both_files_and_checks_the_split_only(tmp_path: Path,
     assert sorted(d.dialogue_id for d in load_gold(folder, split="train")) == [first.swapcase()]
 
 
+def test_risawoz_one_id_with_two_contents_names_both_files(tmp_path: Path,
+                                                           gold_samples: Path) -> None:
+    """One id in two files: the same dialogue is read once; another content is an error
+    naming both files."""
+    folder = tmp_path / "risawoz"
+    shutil.copytree(gold_samples / "risawoz", folder)
+    dialogues = _json(folder / "dialogues.json")
+    (folder / "more.json").write_text(json.dumps(dialogues[:1], ensure_ascii=False), "utf-8")
+    assert len(load_gold(folder)) == len(dialogues)
+    changed = copy.deepcopy(dialogues[0])
+    changed["dialogue"] = changed["dialogue"][:1]
+    (folder / "more.json").write_text(json.dumps([changed], ensure_ascii=False), "utf-8")
+    with pytest.raises(GoldDataError, match="duplicate dialogue id with different content") \
+            as info:
+        load_gold(folder)
+    assert info.value.file == str(folder / "more.json")
+    assert info.value.dialogue == dialogues[0]["dialogue_id"]
+    assert f"(also in {folder / 'dialogues.json'})" in str(info.value)
+
+
 def test_a_gold_set_built_in_memory_is_checked_too() -> None:
     dialogues = (GoldDialogue("MUL0001.json", ()), GoldDialogue(" mul0001 ", ()))
     with pytest.raises(GoldDataError, match="'MUL0001.json' and ' mul0001 ' are one id"):

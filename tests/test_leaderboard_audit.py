@@ -367,6 +367,18 @@ def test_a_board_without_statistics_claims_no_resampling_and_names_ignored_optio
     assert any(n.endswith("--normalisation exact does not apply") for n in data["notes"])
 
 
+def test_statistics_name_the_test_only_when_it_ran(small):  # noqa: F811 - fixture
+    """A board of one submission resamples (intervals) but has no rank 1 to test against:
+    leaderboard.json's statistics describe the bootstrap and no paired test."""
+    for name in ("oracle.json", "worse.json"):
+        (small.subs / name).unlink()
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--no-cache")
+    data = json.loads((small.out / "leaderboard.json").read_bytes())
+    assert code == 0 and len(data["rows"]) == 1 and data["rows"][0]["p_vs_leader"] is None
+    assert any(ci is not None for ci in data["rows"][0]["ci"].values())
+    assert (data["statistics"]["resamples"], data["statistics"]["test"]) == (200, None)
+
+
 def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 - fixture
     """A board on a profile keeping no per-turn statistics (convlab) runs no paired test, yet
     its legend described one: "† ... (paired bootstrap over dialogues ...); p vs #1 is that
@@ -378,6 +390,7 @@ def test_a_board_without_tests_describes_no_test(small, capsys):  # noqa: F811 -
     data = json.loads((out / "leaderboard.json").read_bytes())
     assert any(row["p_vs_leader"] is not None for row in data["rows"])  # the test ran
     assert (data["statistics"]["resamples"], data["statistics"]["seed"]) == (200, 7)
+    assert data["statistics"]["test"].startswith("paired bootstrap")
     md_text = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert "paired bootstrap" in md_text and "| p vs #1 |" in md_text
     assert "<th class=n>p vs #1</th>" in (out / "leaderboard.html").read_text(encoding="utf-8")

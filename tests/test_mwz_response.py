@@ -993,7 +993,7 @@ def test_goals_option_on_data_json_gold_is_named_as_unused(mwz21_dir: Path,
 
 
 def test_a_database_found_next_to_the_gold_is_named(tmp_path: Path, mwz21_dir: Path,
-                                                    mwzeval_dir: Path) -> None:
+                                                    mwzeval_dir: Path, monkeypatch) -> None:
     """A database not given with --db is named in a note, relative to the gold's folder
     (a board publishes notes: no absolute path): the gold's own ``db`` folder, or the one
     next to that folder; with --db nothing is noted."""
@@ -1012,9 +1012,14 @@ def test_a_database_found_next_to_the_gold_is_named(tmp_path: Path, mwz21_dir: P
                           metrics=("inform",), **extra)
         return [n for n in result.notes if "database" in n]
 
-    beside = "responses: database folder {}, relative to the gold's folder (found there; " \
-        "--db names another)"
-    assert notes(corpus / "split" / "test.json.zip") == [beside.format("../db")]
+    beside = "responses: database folder {}, found next to the gold (relative to {}); --db " \
+        "names another"
+    in_file_folder = "the gold file's folder"
+    assert notes(corpus / "split" / "test.json.zip") == [beside.format("../db", in_file_folder)]
+    monkeypatch.chdir(corpus / "split")  # a relative gold path: its folder's parent is '..'
+    assert notes(Path("test.json.zip")) == [beside.format("../db", in_file_folder)]
+    # a folder of split files: the gold is the split's file (GoldSet.source)
+    assert notes(corpus / "split") == [beside.format("../db", in_file_folder)]
     shutil.move(corpus / "db", corpus / "split" / "db")
-    assert notes(corpus / "split" / "test.json.zip") == [beside.format("db")]
+    assert notes(corpus / "split" / "test.json.zip") == [beside.format("db", in_file_folder)]
     assert notes(corpus / "split" / "test.json.zip", db=corpus / "split" / "db") == []

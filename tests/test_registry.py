@@ -317,3 +317,29 @@ def test_corpus_knowledge_attributes():
     # the detection order of the former LOADER_MODULES table
     assert corpora.names() == ("multiwoz22", "sgd", "multiwoz21", "crosswoz", "risawoz",
                                "jmultiwoz")
+
+
+def test_configs_are_read_from_the_package_folder_or_through_importlib_resources(monkeypatch):
+    """The installed configs folder is read as files; a package whose folder is not one (a
+    zip import) is read through importlib.resources, with the same names and tables."""
+    from dst_eval import config, configs
+
+    config._config_dir.cache_clear()
+    config.config_names.cache_clear()
+    folder = config._config_dir()
+    assert isinstance(folder, Path) and (folder / "sgd.toml").is_file()
+    names, table = config.config_names(), config.read_toml("sgd")
+    assert "sgd" in names and "multiwoz21" in names and table["corpus"]["name"] == "sgd"
+    monkeypatch.setattr(configs, "__file__", "/no/such.zip/dst_eval/configs/__init__.py")
+    config._config_dir.cache_clear()
+    config.config_names.cache_clear()
+    try:
+        from importlib import resources
+
+        assert config._config_dir() == resources.files(configs) == folder  # not __file__'s
+        assert config.config_names() == names and config.read_toml("sgd") == table
+        with pytest.raises(UsageError, match="no configuration named 'nope'"):
+            config.read_toml("nope")
+    finally:
+        config._config_dir.cache_clear()
+        config.config_names.cache_clear()

@@ -66,7 +66,8 @@ def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
         # what ran, never only what was configured
         "statistics": {"unit": "dialogue", "level": LEVEL, "resamples": config.bootstrap,
                        "seed": config.seed, "alpha": config.alpha,
-                       "test": "paired bootstrap of the ranking metric against rank 1"}
+                       "test": "paired bootstrap of the ranking metric against rank 1"
+                       if tested(rows) else None}
         if board.resampled else None,
         "rows": rows,
         "invalid": [{"file": visible(i.id), "reason": visible(i.reason)}

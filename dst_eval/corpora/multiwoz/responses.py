@@ -53,14 +53,20 @@ class DialogueRate(Metric):
         return ratio(sums[self.columns[0]], sums["scored"])
 
 
+def _gold_folder(gold: GoldSet) -> Path:
+    """The gold folder, or the folder of the gold file; absolute, so that its parent is the
+    folder above also for a gold path given as ``test.json.zip``."""
+    source = Path(gold.source).absolute()
+    return source.parent if source.is_file() else source
+
+
 def _find_db(gold: GoldSet, resources: ResponseResources) -> Path | None:
     """``--db``, else the ``db`` folder next to the gold (its folder for a gold file), else
     the one next to that folder (a MultiWOZ 2.2 split folder inside the corpus root); a run
     that finds one notes which (:func:`score`)."""
     if resources.db is not None:
         return Path(resources.db)
-    source = Path(gold.source)
-    base = source.parent if source.is_file() else source
+    base = _gold_folder(gold)
     for candidate in (base / "db", base.parent / "db"):
         if all(probe_file(candidate / name) for name in DB_FILES):
             return candidate
@@ -136,10 +142,10 @@ def score(alignment: Alignment, options: EvalOptions, target: Result | None = No
     notes = [f"responses: {result['setting']} setting (states: {result['state_source']}, "
              f"active domains: {result['domain_source']})"]
     if resources.db is None:  # found, not given: say which (relative: boards publish notes)
-        source = Path(gold.source)
-        where = os.path.relpath(db, source.parent if source.is_file() else source)
-        notes.append(f"responses: database folder {where}, relative to the gold's folder "
-                     "(found there; --db names another)")
+        folder = ("the gold folder" if Path(gold.source).is_dir()
+                  else "the gold file's folder")
+        notes.append(f"responses: database folder {os.path.relpath(db, _gold_folder(gold))}, "
+                     f"found next to the gold (relative to {folder}); --db names another")
     for kind, problem in sorted(result["problems"].items()):
         examples = "; ".join(str(e) for e in problem.get("examples", [])[:3])
         notes.append(f"responses: {problem['count']} × {kind}" + (f" ({examples})"

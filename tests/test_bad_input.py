@@ -429,6 +429,37 @@ def test_fifo_and_broken_symlink_are_refused(tmp_path, capsys, gold_samples):
         assert message in line, line
 
 
+def test_a_shard_that_is_no_regular_file_is_refused_not_skipped(tmp_path, capsys, gold_samples):
+    """A FIFO, a socket or a broken symbolic link among the shards of a folder or a glob is
+    exit 3 naming it (they were left out without a word: their turns were scored as missing,
+    from the shards that remained)."""
+    import socket
+
+    gold = gold_samples / "multiwoz22"
+    predictions = json.loads((gold / "predictions.json").read_text("utf-8"))
+    first = dict([next(iter(predictions.items()))])  # one dialogue: the others missing
+    cases = {"fifo": lambda p: os.mkfifo(p),
+             "broken": lambda p: p.symlink_to(tmp_path / "nowhere.json"),
+             "socket": lambda p: socket.socket(socket.AF_UNIX).bind(str(p))}
+    kinds = {"fifo": "named pipe (FIFO)", "broken": "broken symbolic link", "socket": "socket"}
+    for name, make in cases.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "a.json").write_text(json.dumps(first), "utf-8")
+        make(folder / "b.json")
+        for given in (folder, f"{folder}/*.json"):
+            with no_hang():
+                code, err = run_cli(capsys, str(given), "--gold", str(gold))
+            [line] = err.strip().splitlines()
+            assert code == 3 and f"{folder / 'b.json'}: " in line and kinds[name] in line, line
+    with no_hang():  # a folder among the matches is no shard: left out, as before
+        (tmp_path / "fifo" / "b.json").unlink()
+        (tmp_path / "fifo" / "sub.json").mkdir()
+        code, err = run_cli(capsys, str(tmp_path / "fifo"), "--gold", str(gold),
+                            "--min-coverage", "0")
+    assert code == 0 and "sub.json" not in err
+
+
 def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):
     gold = gold_samples / "multiwoz22"
     preds = gold / "predictions.json"

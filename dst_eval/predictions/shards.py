@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 from dst_eval.errors import PredictionError
 from dst_eval.gold import dialogue_key
+from dst_eval.jsonio import special_reason
 from dst_eval.predictions.adapted import EMBEDDED_GOLD, GAP, ORDER_ALIGNED, POSITIONAL
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
 
@@ -35,14 +36,14 @@ def shard_files(path: Path, forced: str | None,
     """The shard files ``path`` names, or None when it is one file / an SGD directory."""
     text = str(path)
     if not path.exists() and GLOB_CHARS & set(text):
-        matches = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+        matches = _readable(sorted(Path(p) for p in glob.glob(text)))
         if not matches:
             raise PredictionError("no prediction file matches this pattern", file=text)
         return matches
     if not path.is_dir() or forced == "sgd":
         return None
-    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
-                   and p.suffix.lower() in SUFFIXES)
+    files = _readable(sorted(p for p in path.iterdir() if not p.name.startswith(".")
+                             and p.suffix.lower() in SUFFIXES))
     if not files:
         return None
     try:
@@ -52,6 +53,21 @@ def shard_files(path: Path, forced: str | None,
             raise
         detected = forced  # the forced format's reader names the problem
     return None if detected == "sgd" else files
+
+
+def _readable(paths: list[Path]) -> list[Path]:
+    """The files among ``paths`` (folders left out); anything else a shard could be -- a
+    FIFO, a socket, a device, a broken symbolic link -- is exit 3 naming it, never skipped:
+    a shard left out would leave its turns unpredicted without a word."""
+    files = []
+    for path in paths:
+        if path.is_dir():
+            continue
+        reason = special_reason(path)
+        if reason is not None:
+            raise PredictionError(f"{reason}: a shard must be a regular file", file=str(path))
+        files.append(path)
+    return files
 
 
 def merge_shards(files: list[Path], read: Callable[[Path], PredictionSet],

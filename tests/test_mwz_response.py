@@ -1023,3 +1023,24 @@ def test_a_database_found_next_to_the_gold_is_named(tmp_path: Path, mwz21_dir: P
     shutil.move(corpus / "db", corpus / "split" / "db")
     assert notes(corpus / "split" / "test.json.zip") == [beside.format("db", in_file_folder)]
     assert notes(corpus / "split" / "test.json.zip", db=corpus / "split" / "db") == []
+
+
+def test_goals_from_a_file_of_several_splits_take_the_gold_split(gold_samples: Path) -> None:
+    """``--goals`` data holding several splits (its list files say which) is read for the
+    gold's split: MultiWOZ 2.2 gold of the test split gets the goals of the test dialogues
+    (the whole file was refused: "holds several splits ...; choose one with --split",
+    though --split was given); a gold dialogue not in that split is a gold error."""
+    from dataclasses import replace
+
+    from dst_eval.corpora.multiwoz import loader21
+    from dst_eval.corpora.multiwoz.response_gold import with_mwz21_annotations
+    from dst_eval.errors import GoldDataError
+
+    data = gold_samples / "multiwoz21" / "data.json"
+    test = loader21.load(data, split="test")
+    assert [d.dialogue_id for d in test] == ["SMPL001.json"]
+    merged = with_mwz21_annotations(test, data)  # refused before, whatever the split
+    assert merged.dialogues[0].goal is not None
+    assert merged.dialogues[0].goal == test.dialogues[0].goal
+    with pytest.raises(GoldDataError, match="dialogue not in the --goals data"):
+        with_mwz21_annotations(replace(test, split="dev", _by_key={}), data)

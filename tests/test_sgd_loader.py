@@ -332,6 +332,27 @@ def test_sgd_root_split_and_test_dir(shared_dir: Path, sgd_dev: GoldSet) -> None
 # --------------------------------------------------------------------------- SGD-style predictions
 
 
+def test_two_frames_of_a_service_that_disagree_are_reported(tmp_path: Path,
+                                                             native: list[dict]) -> None:
+    """Predicted frames of one service in one turn that give a slot two values: the later
+    frame's value is the turn's (the official scorer reads a service's last frame), and
+    Issue ``conflicting_frames`` says so (it was silent: a wrong value in the first frame
+    went unseen); frames that agree add nothing."""
+    frames = native[0]["turns"][0]["frames"]
+    first = frames[0]
+    frames.append(_frame_copy(first, **first["state"]["slot_values"]))  # agrees
+    agreeing = read_sgd_frame_predictions(_write(tmp_path / "agree.json", native))
+    assert "conflicting_frames" not in {i.kind for i in agreeing.issues}
+    frames.insert(0, _frame_copy(first, city=["zzz"], seating=["outdoor"]))
+    predictions = read_sgd_frame_predictions(_write(tmp_path / "p.json", native))
+    [issue] = [i for i in predictions.issues if i.kind == "conflicting_frames"]
+    assert (issue.dialogue, issue.turn, issue.file) == ("sample_001", 0, str(tmp_path / "p.json"))
+    assert issue.message.startswith("1 slots with different values in two frames")
+    assert "slot 'Cafes_1-city': 'zzz' in one frame of service 'Cafes_1'" in issue.message
+    turn = predictions.get("sample_001")[0]
+    assert turn.state["Cafes_1-city"] == first["state"]["slot_values"]["city"][0]
+
+
 def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None:
     values = native[0]["turns"][2]["frames"][0]["state"]["slot_values"]
     values["city"] = "Oakland"          # a string, not a list

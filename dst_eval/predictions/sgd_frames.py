@@ -20,11 +20,12 @@ and file, with the count and the first place), never silent: a string instead of
 (``non_list_value``; read as its one value), ``[]`` (``empty_value_list``; read as no
 value), several values (``hedged_value``; the first is the flat value, as officially), a
 non-string value (``non_string_value``; read as its ``str()``), a span without a position
-(MultiWOZ 2.2 ``copy_from``; left out). Those readings are the canonical view
-(``slot_values``, ``state``); the values as written stay on the frame
+(MultiWOZ 2.2 ``copy_from``; left out), two frames of a turn giving a slot different values
+(``conflicting_frames``; the later one's is the flat value, as officially). Those readings
+are the canonical view (``slot_values``, ``state``); the values as written stay on the frame
 (:attr:`PredFrame.written`) for ``sgd-official``, which reads them as the official scorer
-does. Structural problems -- not a
-list/object of dialogues, a dialogue without ``dialogue_id`` or ``turns``, a user frame
+does. Structural problems -- not a list/object of dialogues, a dialogue without
+``dialogue_id`` or ``turns``, a user frame
 without ``service`` or ``state``, a state without ``slot_values`` -- raise
 :class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
 in the PredictionSet; the message adds the position in ``turns``).
@@ -195,6 +196,8 @@ class _Builder:
                              for i, frame in enumerate(frames_in)]
                     frames = tuple([frame for frame, _ in built])
                     flat = _merged([flat for _, flat in built])
+                    if len(flat) < sum(len(f) for _, f in built):  # a slot in two frames
+                        self.tally.add_conflicts(built, dialogue_id, index)
                     sets = self.turn_sets(frames)
             except _Malformed as exc:
                 self._fail(dialogue_id, index, raw_index, str(exc))

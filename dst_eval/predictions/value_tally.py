@@ -9,7 +9,8 @@ constant memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from dst_eval.predictions.model import Issue
 
@@ -29,6 +30,9 @@ VALUE_ISSUES = {
     "missing_requested_slots": "user frames without state.requested_slots (left out of "
                                "requested-slot scores)",
     "duplicate_key": "object keys given more than once (the last value is read)",
+    "conflicting_frames": "slots with different values in two frames of one service in one "
+                          "turn (the later frame's is used, as the official scorer reads "
+                          "a service's last frame)",
 }
 
 
@@ -58,6 +62,20 @@ class ValueTally:
         if counts[3] != turn:
             counts[1] += 1
             counts[3] = turn
+
+    def add_conflicts(self, frames: Iterable[tuple[Any, Mapping[str, str]]],
+                      dialogue: str, turn: int) -> None:
+        """Count ``conflicting_frames`` for each slot that two of a turn's ``(frame, flat
+        state)`` pairs (frames of one service) give different values: the later frame's
+        is the turn's, as the official scorer reads the last frame of a service."""
+        seen: dict[str, str] = {}
+        for frame, flat in frames:
+            for key, value in flat.items():
+                if key in seen and seen[key] != value:
+                    self.add("conflicting_frames", dialogue, turn,
+                             f"slot {key!r}: {seen[key]!r} in one frame of service "
+                             f"{frame.service!r}, {value!r} in a later one")
+                seen[key] = value
 
     def issues(self) -> list[Issue]:
         out = []

@@ -773,6 +773,26 @@ def test_mwz22_service_missing_from_the_schema_is_a_gold_error(tmp_path: Path, g
     assert "service 'hotel' is not in the schema" in error and "Traceback" not in error
 
 
+def test_sgd_gold_read_as_multiwoz22_is_refused(tmp_path: Path, gold_samples: Path,
+                                                capsys) -> None:
+    """``--corpus multiwoz22`` on SGD gold (the same file layout) read it, keyed its slots
+    by SGD service names, and scored every prediction 0 with exit 0: the schema's services,
+    or without a schema the frames', must be MultiWOZ 2.2's."""
+    sgd = gold_samples / "sgd"
+    predictions = str(gold_samples / "sgd" / "predictions.json")
+    assert main([predictions, "--gold", str(sgd), "--corpus", "multiwoz22", "-q"]) == 4
+    error = capsys.readouterr().err
+    assert f"{sgd / 'schema.json'}: not a MultiWOZ 2.2 schema: service(s) Cafes_1, " \
+        "Trains_7, Weather_5" in error
+    alone = tmp_path / "dialogues_001.json"  # no schema next to it or above
+    shutil.copy(sgd / "dialogues_001.json", alone)
+    with pytest.raises(GoldDataError, match="service 'Cafes_1' is not in MultiWOZ 2.2") as info:
+        multiwoz22.load(alone)
+    assert (info.value.file, info.value.dialogue, info.value.turn) == (
+        str(alone), "sample_001", 0)
+    assert len(multiwoz22.load(gold_samples / "multiwoz22")) == 4  # its own gold still loads
+
+
 # ---- split names that the gold's layout does not back (an audit found each scored) ------
 
 

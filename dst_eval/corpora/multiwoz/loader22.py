@@ -51,7 +51,7 @@ from typing import Any
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, split_label_note
 from dst_eval.corpora.multiwoz.hf22 import from_hf
-from dst_eval.corpora.multiwoz.schema22 import check_services
+from dst_eval.corpora.multiwoz.schema22 import SERVICES, check_schema, check_services
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import (
     GoldDialogue,
@@ -69,9 +69,6 @@ from dst_eval.gold import (
 from dst_eval.jsonio import iter_jsonl, parse_json_bytes, read_bytes
 
 CORPUS = "multiwoz22"
-SERVICES = frozenset(
-    {"attraction", "bus", "hospital", "hotel", "police", "restaurant", "taxi", "train"}
-)
 SPLIT_FOLDERS = {
     "train": "train", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev",
     "test": "test",
@@ -147,6 +144,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         raise GoldDataError(f"--split {split}: the gold holds the {inferred} split",
                             file=str(path))
     schema = _parse_schema(*schema_blob) if schema_blob else {}
+    check_schema(schema, schema_blob[0] if schema_blob else "")
     dialogues = _build_dialogues(blobs, schema, schema_blob[0] if schema_blob else "")
     config = corpus_config(CORPUS)
     categorical = (

@@ -546,3 +546,23 @@ def test_by_seen_without_a_training_schema_is_noted(tmp_path):
     assert {g for g in seen.groups if g.startswith("seen:")} == {"seen:seen", "seen:unseen"}
     assert seen.groups["seen:seen"] == seen.groups["service:Cafes_1"]
     assert not any(n.startswith("--by seen") for n in seen.notes)
+
+
+def test_output_dash_is_stdout_and_a_folder_path_is_refused(capsys, tmp_path, monkeypatch):
+    """``-o -`` (and ``--report -``) write to standard output, as the convention goes (a
+    file named ``-`` was written); ``-o missing/`` names a folder, which is a usage error
+    before any work (a file ``missing`` was written)."""
+    monkeypatch.chdir(tmp_path)
+    jga = 9 / 13  # gold_samples/multiwoz22/README.md
+    code, out, err = run(capsys, *sample("-m", "joint_goal_accuracy", "-b", "-o", "-"))
+    assert (code, out, err) == (0, f"{100 * jga:.2f}\n", "")
+    code, out, err = run(capsys, *sample("-f", "json", "-o", "-", "-q"))
+    assert code == 0 and json.loads(out)["scores"]["joint_goal_accuracy"] == pytest.approx(jga)
+    code, out, err = run(capsys, *sample("-b", "-m", "joint_goal_accuracy", "--report", "-"))
+    assert code == 0 and "written to" not in err
+    assert json.loads(out[:out.rindex("}") + 1])["scores"]["joint_goal_accuracy"] \
+        == pytest.approx(jga)
+    assert not (tmp_path / "-").exists()
+    code, out, err = run(capsys, *sample("-o", "missing/"))
+    assert code == 2 and "--output missing/: is a directory; give a file name" in err
+    assert list(tmp_path.iterdir()) == []

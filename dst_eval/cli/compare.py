@@ -71,7 +71,7 @@ def build_compare_parser() -> argparse.ArgumentParser:
                         help="table (a table on a terminal, plain text otherwise; default), "
                              "json, markdown")
     parser.add_argument("-o", "--output", help="write the output to this file instead of "
-                                               "stdout")
+                                               "stdout (\"-\": stdout)")
     add_quiet(parser)
     return parser
 

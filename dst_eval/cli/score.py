@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "(a JSON list with -f json), on the table's scale")
     out.add_argument("-w", "--width", default=None, metavar="N",
                      help="decimals of displayed scores (default 2)")
-    out.add_argument("-o", "--output", help="write the output to this file instead of stdout")
+    out.add_argument("-o", "--output", help="write the output to this file instead of stdout "
+                     "(\"-\": stdout)")
     out.add_argument("--report", metavar="FILE",
                      help="also write the JSON report to FILE (nothing is written otherwise)")
     out.add_argument("--no-report", action="store_true", help=argparse.SUPPRESS)
@@ -172,10 +173,10 @@ def check_writable(flag: str, target: str | None, inputs: Sequence[str | None] =
     directory, in a missing directory, one of ``inputs`` (the predictions and gold paths
     given) or inside one that is a directory (a later run would read it, or the write
     would destroy an input)."""
-    if not target:
+    if not target or target == "-":  # "-": standard output
         return
     path = Path(target)
-    if path.is_dir():
+    if path.is_dir() or target.endswith(("/", os.sep)):
         raise UsageError(f"{flag} {target}: is a directory; give a file name")
     if not path.absolute().parent.is_dir():
         raise UsageError(f"{flag} {target}: the directory {path.absolute().parent} does not "
@@ -240,7 +241,7 @@ def write_text(text: str, output: str | None, flag: str = "--output", *,
     """``text`` to the file ``output`` (UTF-8) or to stdout. ``machine`` (JSON, CSV):
     stdout gets UTF-8 bytes too, whatever the locale; human formats follow the terminal's
     encoding, a character it lacks shown escaped (``\\xd7``; :func:`.app.main`)."""
-    if output:
+    if output and output != "-":  # "-": standard output, as without the option
         try:
             # backslashreplace: a lone surrogate (a non-UTF-8 file name) as \udcff
             Path(output).write_text(text, encoding="utf-8", errors="backslashreplace")
@@ -269,7 +270,7 @@ def write_result(result: Result, args: argparse.Namespace, width: int = 2) -> No
 
     if args.report:
         write_text(result.to_json(), args.report, "--report")
-        if not args.quiet:
+        if not args.quiet and args.report != "-":
             print(f"JSON report written to {args.report}", file=sys.stderr)
     if args.score_only:
         write_text(report.score_only(result, width, as_json=args.fmt == "json"), args.output,

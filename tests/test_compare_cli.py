@@ -362,3 +362,12 @@ def test_a_system_without_responses_is_compared_on_what_both_have(tmp_path, caps
     exact = evaluate(full, gold=cw, norm="exact")
     with pytest.raises(UsageError, match="scored differently"):
         compare_reports([evaluate(full, gold=cw), exact], n=20, seed=1)
+
+
+def test_standard_input_given_twice_is_a_usage_error(workspace, capsys):
+    """``compare - -`` read standard input for the baseline and found it empty for the
+    system (exit 3, "file is empty"): a usage error, before any reading."""
+    argv = ["-", "-", "--gold", str(workspace["gold"])]
+    assert compare(argv) == 2
+    err = capsys.readouterr().err
+    assert "standard input (-) can hold one prediction file, not two" in err

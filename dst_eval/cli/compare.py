@@ -83,6 +83,8 @@ def run_compare(argv: Sequence[str]) -> int:
 
     if len(args.predictions) < 2:
         raise UsageError("compare needs a baseline and at least one system prediction file")
+    if args.predictions.count("-") > 1:
+        raise UsageError("standard input (-) can hold one prediction file, not two")
     options = options_from(args)
     if args.n is not None and not 2 <= args.n <= MAX_BOOTSTRAP:
         raise UsageError(f"--n must be at least 2 bootstrap resamples and at most "

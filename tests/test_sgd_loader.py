@@ -353,6 +353,23 @@ def test_two_frames_of_a_service_that_disagree_are_reported(tmp_path: Path,
     assert turn.state["Cafes_1-city"] == first["state"]["slot_values"]["city"][0]
 
 
+def test_a_dialogue_in_two_prediction_files_is_an_error_issue(tmp_path: Path,
+                                                               native: list[dict]) -> None:
+    """A dialogue predicted in two SGD-style files: the later file's is read (the official
+    scorer reads the files into one mapping), and an error-level Issue names both files
+    (``--strict`` stops on it, exit 3)."""
+    changed = json.loads(json.dumps(native[0]))
+    changed["turns"][0]["frames"][0]["state"]["slot_values"]["city"] = ["zzz"]
+    _write(tmp_path / "preds" / "a.json", native)
+    _write(tmp_path / "preds" / "b.json", [changed])
+    predictions = read_sgd_frame_predictions(tmp_path / "preds")
+    [issue] = [i for i in predictions.issues if i.kind == "duplicate_dialogue"]
+    assert (issue.severity, issue.dialogue, issue.file) == (
+        "error", "sample_001", str(tmp_path / "preds" / "b.json"))
+    assert f"also predicted in {tmp_path / 'preds' / 'a.json'}" in issue.message
+    assert predictions.get("sample_001")[0].state["Cafes_1-city"] == "zzz"
+
+
 def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None:
     values = native[0]["turns"][2]["frames"][0]["state"]["slot_values"]
     values["city"] = "Oakland"          # a string, not a list

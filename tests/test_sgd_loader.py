@@ -368,6 +368,10 @@ def test_a_dialogue_in_two_prediction_files_is_an_error_issue(tmp_path: Path,
         "error", "sample_001", str(tmp_path / "preds" / "b.json"))
     assert f"also predicted in {tmp_path / 'preds' / 'a.json'}" in issue.message
     assert predictions.get("sample_001")[0].state["Cafes_1-city"] == "zzz"
+    _write(tmp_path / "one.json", [native[0], changed])  # twice in one file
+    [issue] = [i for i in read_sgd_frame_predictions(tmp_path / "one.json").issues
+               if i.kind == "duplicate_dialogue"]
+    assert issue.message.startswith("dialogue also predicted earlier in this file;")
 
 
 def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None:

@@ -486,11 +486,11 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
         read = _read_document(data, file, tally)
         for dialogue_id, turns in read:
             if dialogue_id in dialogues:
-                issues.append(Issue(
-                    "duplicate_dialogue",
-                    f"dialogue also predicted in {origin[dialogue_id]}; the later one is "
-                    "used (as the official scorer does)", file=file, dialogue=dialogue_id,
-                    severity="error"))
+                where = "earlier in this file" if origin[dialogue_id] == file else \
+                    f"in {origin[dialogue_id]}"
+                issues.append(Issue("duplicate_dialogue", f"dialogue also predicted {where}; "
+                                    "the later one is used (as the official scorer does)",
+                                    file=file, dialogue=dialogue_id, severity="error"))
             origin[dialogue_id] = file
             dialogues[dialogue_id] = turns
     if not dialogues:

@@ -18,6 +18,7 @@ from dst_eval.cli.app import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MWZ22 = ROOT / "gold_samples" / "multiwoz22"
+SGD = ROOT / "gold_samples" / "sgd"
 HOSTILE = "ta|x<b>i\x1b[31m`"
 """A gold service name: a table pipe, HTML, an ESC and a backtick."""
 
@@ -40,21 +41,22 @@ def _renamed(value: Any, old: str, new: str) -> Any:
 
 @pytest.fixture
 def hostile_service(tmp_path) -> list[str]:
-    """The MultiWOZ 2.2 sample gold with the service ``taxi`` renamed to :data:`HOSTILE`,
-    and oracle predictions (every domain's joint goal accuracy is 100.00 %)."""
+    """The SGD sample gold with the service ``Cafes_1`` renamed to :data:`HOSTILE` (its
+    domain, having no ``_``), and oracle predictions (every domain's joint goal accuracy is
+    100.00 %). (MultiWOZ 2.2 gold holds MultiWOZ 2.2's services only.)"""
     from helpers import oracle_predictions
 
     from dst_eval.corpora import load_gold
 
     for name in ("dialogues_001.json", "schema.json"):
-        data = json.loads((MWZ22 / name).read_text(encoding="utf-8"))
-        (tmp_path / name).write_text(json.dumps(_renamed(data, "taxi", HOSTILE)),
+        data = json.loads((SGD / name).read_text(encoding="utf-8"))
+        (tmp_path / name).write_text(json.dumps(_renamed(data, "Cafes_1", HOSTILE)),
                                      encoding="utf-8")
-    gold = load_gold(tmp_path / "dialogues_001.json", corpus="multiwoz22")
+    gold = load_gold(tmp_path / "dialogues_001.json", corpus="sgd")
     (tmp_path / "predictions.json").write_text(json.dumps(oracle_predictions(gold)),
                                                encoding="utf-8")
     return [str(tmp_path / "predictions.json"), "--gold", str(tmp_path / "dialogues_001.json"),
-            "--corpus", "multiwoz22", "-q"]
+            "--corpus", "sgd", "-q"]
 
 
 def test_a_gold_service_name_in_a_metric_name_is_escaped_in_markdown(capsys, hostile_service):

@@ -133,12 +133,24 @@ def iter_zip_json(
         yield name, parse_json_bytes(data, file=f"{path}:{name}", error=error)
 
 
+ZIP_EXPANSION = 200
+"""A zip's JSON members may expand to :data:`ZIP_EXPANSION` times the archive's size (JSON
+compresses 5-30 times; a zip bomb a thousand times and more) ..."""
+ZIP_MIN_LIMIT = 1 << 28
+"""... or to 256 MiB, whichever is more."""
+
+
 def iter_zip_bytes(
     path: str | Path, *, error: ErrorType = GoldDataError
 ) -> Iterator[tuple[str, bytes]]:
-    """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order."""
+    """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order.
+    Members may expand to :data:`ZIP_EXPANSION` times the archive's size (at least
+    :data:`ZIP_MIN_LIMIT`) in all, by their declared sizes; beyond, ``error``: a zip bomb is
+    refused unread. (:mod:`zipfile` yields no more than a member's declared size: a member
+    that expands further fails its CRC check, "not a valid zip file".)"""
     path = Path(path)
     check_path(path, error=error)
+    left = max(ZIP_MIN_LIMIT, ZIP_EXPANSION * path.stat().st_size)
     try:
         with zipfile.ZipFile(path) as archive:
             names = sorted(
@@ -146,7 +158,12 @@ def iter_zip_bytes(
                 if n.endswith(".json") and not n.startswith("__MACOSX/")
             )
             for name in names:
-                data = archive.read(name)
+                if archive.getinfo(name).file_size > left:
+                    raise error(f"member {name} expands to more than {ZIP_EXPANSION} times "
+                                f"the archive's size (and over {ZIP_MIN_LIMIT >> 20} MiB): "
+                                "refused as a zip bomb", file=str(path))
+                data = archive.read(name)  # at most its declared size (more: a CRC error)
+                left -= len(data)
                 yield name, data[3:] if data[:3] == BOM else data
     except zipfile.BadZipFile:
         raise error("not a valid zip file", file=str(path)) from None

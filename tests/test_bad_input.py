@@ -460,6 +460,37 @@ def test_a_shard_that_is_no_regular_file_is_refused_not_skipped(tmp_path, capsys
     assert code == 0 and "sub.json" not in err
 
 
+def test_a_zip_bomb_of_predictions_is_refused_unread(tmp_path, capsys, gold_samples,
+                                                      monkeypatch):
+    """A zip whose JSON members declare more than ZIP_EXPANSION times the archive's size
+    (and more than ZIP_MIN_LIMIT) is exit 3 before any member is expanded (a 300 KB zip of
+    a 300 MB member took 651 MB to score); a member whose declared size is a lie fails its
+    CRC check. Here with a 1 MiB floor, so that the test's zip stays small."""
+    import struct
+
+    from dst_eval import jsonio
+
+    gold = gold_samples / "multiwoz22"
+    text = (gold / "predictions.json").read_bytes()
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("p.json", b" " * (3 << 20) + text)  # valid JSON, 3 MiB of blanks
+    assert bomb.stat().st_size * jsonio.ZIP_EXPANSION < 3 << 20
+    code, err = run_cli(capsys, str(bomb), "--gold", str(gold))
+    assert code == 0, err  # under the default 256 MiB floor: read and scored
+    monkeypatch.setattr(jsonio, "ZIP_MIN_LIMIT", 1 << 20)
+    code, err = run_cli(capsys, str(bomb), "--gold", str(gold))
+    [line] = err.strip().splitlines()
+    assert code == 3 and f"{bomb}: member p.json expands to more than 200 times" in line
+    lying = bytearray(bomb.read_bytes())  # declares 10 bytes: expanded, it fails its CRC
+    lying[22:26] = struct.pack("<I", 10)
+    central = lying.find(b"PK\x01\x02")
+    lying[central + 24:central + 28] = struct.pack("<I", 10)
+    (tmp_path / "lying.zip").write_bytes(bytes(lying))
+    code, err = run_cli(capsys, str(tmp_path / "lying.zip"), "--gold", str(gold))
+    assert code == 3 and "not a valid zip file" in err
+
+
 def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):
     gold = gold_samples / "multiwoz22"
     preds = gold / "predictions.json"

@@ -1025,22 +1025,25 @@ def test_a_database_found_next_to_the_gold_is_named(tmp_path: Path, mwz21_dir: P
     assert notes(corpus / "split" / "test.json.zip", db=corpus / "split" / "db") == []
 
 
-def test_goals_from_a_file_of_several_splits_take_the_gold_split(gold_samples: Path) -> None:
-    """``--goals`` data holding several splits (its list files say which) is read for the
-    gold's split: MultiWOZ 2.2 gold of the test split gets the goals of the test dialogues
-    (the whole file was refused: "holds several splits ...; choose one with --split",
-    though --split was given); a gold dialogue not in that split is a gold error."""
+def test_goals_from_a_file_of_several_splits_are_read_whole(gold_samples: Path,
+                                                            tmp_path: Path) -> None:
+    """``--goals`` data is read whole, whatever its list files say: MultiWOZ 2.2 gold of
+    any split finds its dialogues' goals (a data.json holding several splits was refused:
+    "holds several splits ...; choose one with --split", although --split was given); a
+    gold dialogue the file lacks is a gold error."""
     from dataclasses import replace
 
     from dst_eval.corpora.multiwoz import loader21
     from dst_eval.corpora.multiwoz.response_gold import with_mwz21_annotations
     from dst_eval.errors import GoldDataError
+    from dst_eval.gold import GoldDialogue
 
     data = gold_samples / "multiwoz21" / "data.json"
-    test = loader21.load(data, split="test")
-    assert [d.dialogue_id for d in test] == ["SMPL001.json"]
-    merged = with_mwz21_annotations(test, data)  # refused before, whatever the split
-    assert merged.dialogues[0].goal is not None
-    assert merged.dialogues[0].goal == test.dialogues[0].goal
+    test, dev = loader21.load(data, split="test"), loader21.load(data, split="dev")
+    both = replace(test, split=None, dialogues=test.dialogues + dev.dialogues, _by_key={})
+    merged = with_mwz21_annotations(both, data)  # refused before, whatever the split
+    assert [d.goal for d in merged] == [test.dialogues[0].goal, dev.dialogues[0].goal]
+    assert all(d.goal for d in merged)
+    unknown = replace(test, dialogues=(GoldDialogue("SMPL999.json", ()),), _by_key={})
     with pytest.raises(GoldDataError, match="dialogue not in the --goals data"):
-        with_mwz21_annotations(replace(test, split="dev", _by_key={}), data)
+        with_mwz21_annotations(unknown, data)

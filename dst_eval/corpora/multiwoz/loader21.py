@@ -24,8 +24,8 @@ Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeab
 * values are stripped; ``""``, ``not mentioned`` and ``none`` (any case) mean *not set* and are
   dropped; ``dontcare``, ``dont care``, ``don't care``, ``do n't care``, ``do nt care`` and
   ``do not care`` (any case) become ``dontcare``; every other value is kept as written (the
-  value-normalisation policy of :mod:`dst_eval.normalize` applies later, to gold and
-  predictions alike). Each state value is a one-element tuple.
+  value policy of :mod:`dst_eval.normalize` applies later, to gold and predictions alike).
+  Each state value is a one-element tuple.
 
 Per turn: ``requested_slots`` and ``active_intents`` are empty (2.1 has none), ``services`` =
 domains present in the state, ``system_response`` = the system text, no frames.
@@ -143,8 +143,9 @@ def sniff(path: str | Path) -> bool:
             and _LOG_LIST.search(head) is not None)
 
 
-def load(path: str | Path, *, split: str | None = None) -> GoldSet:
-    """Load MultiWOZ 2.x ``data.json`` gold (see the module docstring)."""
+def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> GoldSet:
+    """Load MultiWOZ 2.x ``data.json`` gold (see the module docstring); ``whole``: every
+    dialogue of the file, whatever its list files say (``--goals`` data)."""
     path = Path(path)
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
@@ -156,10 +157,11 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     log = FileLog()
     data, list_files, file = _read(path, log)
     named = infer_split(Path(path.name))  # the file's own name only
-    split = check_split(split, named, held_splits(named, list_files, data), file)
-    if split == named:
-        check_named_file(data, list_files, named, file)
-    ids = select(data, list_files, split, file) if split != named else list(data)
+    if not whole:
+        split = check_split(split, named, held_splits(named, list_files, data), file)
+        if split == named:
+            check_named_file(data, list_files, named, file)
+    ids = select(data, list_files, split, file) if split != named and not whole else list(data)
     memo = _Memo()
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:

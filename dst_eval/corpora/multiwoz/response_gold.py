@@ -171,8 +171,8 @@ def _check_gold_state(state: Any, *, file: str, dialogue: str, turn: int) -> Non
 def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | None = None,
                            *, spans: bool = True) -> GoldSet:
     """A copy of a MultiWOZ 2.2 ``gold`` whose dialogues carry the 2.1 goal and whose turns
-    carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file;
-    of a file holding several splits, the dialogues of the gold's split).
+    carry the 2.1 ``booked_domains`` and ``belief`` (from ``data21``, the ``--goals`` file,
+    read whole: its list files do not matter).
     References: when the 2.2 gold is a split folder or a corpus root and ``spans`` is true
     (no ``--references`` file replaces them), its system utterances with the character spans
     of ``dialog_acts.json`` (next to the ``schema.json`` the loader read: the corpus root in
@@ -184,7 +184,7 @@ def with_mwz21_annotations(gold: GoldSet, data21: str | Path, log: FileLog | Non
     from dst_eval.corpora.multiwoz import loader21
 
     log = log if log is not None else FileLog()
-    mwz21 = loader21.load(data21, split=gold.split)  # the 2.2 gold's split, in a file of all
+    mwz21 = loader21.load(data21, whole=True)  # goals by dialogue id, whatever the split
     log.extend(mwz21.files)
     acts = None
     if spans and Path(gold.source).is_dir():

@@ -197,17 +197,27 @@ def dialogue_key(dialogue_id: str) -> str:
     return key[:-5] if key.endswith(".json") else key
 
 
-def check_unique_ids(ids_and_files: Iterable[tuple[str, str]]) -> None:
-    """Raise :func:`duplicate_id_error` for the first dialogue id whose
-    :func:`dialogue_key` an earlier one has, naming the file of each: ``(id, file)`` pairs,
-    in reading order (:meth:`GoldSet.__post_init__` can name only the gold path)."""
-    seen: dict[str, tuple[str, str]] = {}
-    for dialogue_id, file in ids_and_files:
+class UniqueIds:
+    """The dialogue ids a loader has read, with their files: :meth:`add` raises
+    :func:`duplicate_id_error` for an id whose :func:`dialogue_key` an earlier one has,
+    naming the file of each (:meth:`GoldSet.__post_init__` can name only the gold path)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, str]] = {}  # dialogue_key -> (id, file)
+
+    def add(self, dialogue_id: str, file: str) -> None:
         key = dialogue_key(dialogue_id)
-        if key in seen:
-            first, first_file = seen[key]
-            raise duplicate_id_error(first, dialogue_id, file=file, first_file=first_file)
-        seen[key] = (dialogue_id, file)
+        found = self._seen.get(key)
+        if found is not None:
+            raise duplicate_id_error(found[0], dialogue_id, file=file, first_file=found[1])
+        self._seen[key] = (dialogue_id, file)
+
+
+def check_unique_ids(ids_and_files: Iterable[tuple[str, str]]) -> None:
+    """:meth:`UniqueIds.add` of ``(id, file)`` pairs, in reading order."""
+    ids = UniqueIds()
+    for dialogue_id, file in ids_and_files:
+        ids.add(dialogue_id, file)
 
 
 def duplicate_id_error(first: str, second: str, *, file: str | None,

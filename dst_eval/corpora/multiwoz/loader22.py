@@ -60,8 +60,7 @@ from dst_eval.gold import (
     GoldTurn,
     ServiceSchema,
     SlotSpan,
-    dialogue_key,
-    duplicate_id_error,
+    UniqueIds,
     frame_slot_key,
     freeze_mapping,
     freeze_state,
@@ -312,15 +311,11 @@ def _iter_raw_dialogues(blobs: list[Blob]) -> Iterator[tuple[str, int, Any]]:
 
 def _build_dialogues(blobs: list[Blob], schema: dict, schema_file: str) -> tuple[GoldDialogue, ...]:
     dialogues: list[GoldDialogue] = []
-    seen: dict[str, tuple[str, str]] = {}  # dialogue_key -> (id, file)
+    ids = UniqueIds()
     for file, position, raw in _iter_raw_dialogues(blobs):
         dialogue = _build_dialogue(raw, file, position)
         check_services(dialogue, file, schema, schema_file)
-        key = dialogue_key(dialogue.dialogue_id)
-        if key in seen:
-            first, first_file = seen[key]
-            raise duplicate_id_error(first, dialogue.dialogue_id, file=file, first_file=first_file)
-        seen[key] = (dialogue.dialogue_id, file)
+        ids.add(dialogue.dialogue_id, file)
         dialogues.append(dialogue)
     if not dialogues:
         raise GoldDataError("no dialogues", file=blobs[0][0] if blobs else None)

@@ -25,7 +25,7 @@ from dst_eval.corpora.sgd.build import GoldBuilder
 from dst_eval.corpora.sgd.files import read_dialogues, read_schema
 from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.corpora.sgd.locate import SPLITS, Source, locate, sniff
-from dst_eval.gold import GoldDialogue, GoldSet, dialogue_key, duplicate_id_error
+from dst_eval.gold import GoldDialogue, GoldSet, UniqueIds
 from dst_eval.readahead import read_ahead
 
 __all__ = ["SPLITS", "flat_slot_key", "load", "load_source", "sniff"]
@@ -43,16 +43,11 @@ def load_source(source: Source) -> GoldSet:
     train = read_schema(source.train_schema, log) if source.train_schema else None
     builder = GoldBuilder(schema)
     dialogues: list[GoldDialogue] = []
-    seen: dict[str, tuple[str, str]] = {}  # dialogue_key -> (id, file)
+    ids = UniqueIds()
     for path in read_ahead(source.files):
         file = str(path)
         for record in read_dialogues(path, log):
-            key = dialogue_key(record.dialogue_id)
-            if key in seen:
-                first, first_file = seen[key]
-                raise duplicate_id_error(first, record.dialogue_id, file=file,
-                                         first_file=first_file)
-            seen[key] = (record.dialogue_id, file)
+            ids.add(record.dialogue_id, file)
             dialogues.append(builder.dialogue(record, file))
     return GoldSet(
         corpus="sgd",

@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
+from dst_eval.metrics.change_counts import gold_changed
 
 _DICTS = frozenset({dict})
 
@@ -133,10 +134,11 @@ class StateCodes:
         return pairwise(gold_values, strings, lambda g, s: texts[s] in values[g])
 
     def disjoint(self, before: np.ndarray, now: np.ndarray) -> np.ndarray:
-        """Whether gold values ``before`` and ``now`` share no variant (one test per
-        distinct pair)."""
+        """Whether distinct gold values ``before`` and ``now`` are a change, by the rule of
+        :func:`~.change_counts.gold_changed`: they share no variant (one test per distinct
+        pair)."""
         values = list(self.gold_value_ids)
-        return pairwise(before, now, lambda a, b: set(values[a]).isdisjoint(values[b]))
+        return pairwise(before, now, lambda a, b: gold_changed(values[a], values[b]))
 
 
 def _string_id(ids: dict[str, int], text: object) -> int:

@@ -30,7 +30,8 @@ from typing import Unpack
 
 from dst_eval.metrics.base import GoldState, Metric, PredState, ratio
 from dst_eval.metrics.canonical import StateOptions, canonical_table, metric_value
-from dst_eval.metrics.state_compare import check_lambdas, fga_column
+from dst_eval.metrics.state_compare import check_lambdas
+from dst_eval.metrics.state_tracks import fga_column
 
 
 class FlexibleGoalAccuracy(Metric):

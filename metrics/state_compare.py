@@ -75,7 +75,14 @@ from dst_eval.metrics.base import GoldState, PredState, TurnTable
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
 from dst_eval.metrics.optional_columns import intent_columns, requested_columns
 from dst_eval.metrics.state_codes import StateCodes
-from dst_eval.metrics.state_tracks import CORRECT, EXTRA, MISSING, WRONG, track_columns
+from dst_eval.metrics.state_tracks import (
+    CORRECT,
+    EXTRA,
+    MISSING,
+    WRONG,
+    fga_column,
+    track_columns,
+)
 from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
@@ -472,10 +479,6 @@ def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np
     if mask.shape != (n,) or mask.dtype != np.bool_:
         raise ValueError(f"predicted must be {n} booleans, one per turn")
     return mask
-
-
-def fga_column(lam: float) -> str:
-    return f"fga@{lam:g}"
 
 
 def check_lambdas(lambdas: Iterable[float], name: str = "fga_lambdas") -> tuple[float, ...]:

@@ -90,6 +90,11 @@ def layout(codes: StateCodes, index: np.ndarray, present: np.ndarray
     return cells, (gold_ids, gold_row), (pred_ids, pred_row)
 
 
+def fga_column(lam: float) -> str:
+    """The per-turn column of FGA at ``lam`` (both table paths, :mod:`.fga`)."""
+    return f"fga@{lam:g}"
+
+
 def turn_positions(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The first row of each dialogue (numbered in order, turns consecutive) and each turn's
     position in its dialogue."""
@@ -209,7 +214,7 @@ def track_columns(codes: StateCodes, index: np.ndarray, present: np.ndarray,
     position = turn_positions(index)[1]
     for lam, term in zip(lambdas, fga_terms(jga, fga_ok, position, numbers, lambdas),
                          strict=True):
-        cols[f"fga@{lam:g}"] = term
+        cols[fga_column(lam)] = term
     final = np.zeros(n)
     if n:
         final[np.flatnonzero(np.diff(index, append=-1) != 0)] = 1.0

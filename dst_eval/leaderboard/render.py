@@ -121,7 +121,7 @@ def legend(data: Mapping[str, Any]) -> list[str]:
     """The legend, describing only what the board shows: the test's † and p vs #1 only
     when the test ran."""
     stats, metric = data["statistics"] or {}, data["ranking_metric"]
-    resampled = any(row["ci"].get(m) for row in data["rows"] for m in data["columns"])
+    resampled = data["statistics"] is not None  # Leaderboard.resampled
     level = f"{100 * stats['level']:.0f} %" if resampled else ""
     test = (f"† not significantly different from rank 1 on `{metric}` (paired bootstrap "
             f"over dialogues, p ≥ {stats['alpha']}); p vs #1 is that test's p-value. "

@@ -302,8 +302,12 @@ def render_report_html(report: Result, *, title: str | None = None) -> str:
         sections += [("errors", "Error types", _error_types(report, slot_counts)),
                      ("slots", "Per-slot errors", _slot_section(slot_counts, plots))]
     else:
-        sections.append(("errors", "Error types", '<p class="meta">This profile keeps no '
-                         "per-slot outcomes; use the strict profile for error analysis.</p>"))
+        why = ("This run kept no per-slot outcomes: the strict profile keeps them when it "
+               'scores with the breakdown by slot (<code>by=("slot",)</code>, '
+               "<code>--by slot</code>)." if report.signature.profile == "strict" else
+               "This profile keeps no per-slot outcomes; use the strict profile for error "
+               "analysis.")
+        sections.append(("errors", "Error types", f'<p class="meta">{why}</p>'))
         if _groups(report, "slot"):
             sections.append(("slots", "Per-slot scores",
                              _group_table(_groups(report, "slot"), "slot")))

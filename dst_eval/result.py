@@ -51,7 +51,8 @@ class Result:
     paired tests resample them by dialogue."""
     outcomes: list[Any] = field(default_factory=list)
     """Per-slot :class:`~dst_eval.metrics.state_compare.SlotOutcome` records (row = index
-    into ``per_turn``), for error analysis."""
+    into ``per_turn``), for error analysis: kept by the strict profile when it scores with
+    the breakdown by slot (``by=("slot",)``, as the HTML report does), empty otherwise."""
     confidence_intervals: dict[str, dict[str, Any]] | None = None
     """``--bootstrap N``: ``{metric: {"score", "mean", "ci_low", "ci_high", "half_width",
     "resamples"}}``."""

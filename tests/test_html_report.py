@@ -331,6 +331,24 @@ def test_report_command_rejects_bad_predictions(tmp_path, gold_samples, capsys):
     assert "\n" not in capsys.readouterr().err.strip()
 
 
+def test_strict_keeps_slot_outcomes_only_for_the_slot_breakdown(system):
+    """The per-slot outcomes are built for ``by=("slot",)`` (the report asks for it), not
+    for every run; the scores are the same either way."""
+    gold = system["gold"]
+    oracle = [{"dialogue_id": d.dialogue_id, "turn_index": t.turn_index,
+               "state": {k: v[0] for k, v in t.state.items()}} for d in gold for t in d.turns]
+    plain = evaluate(oracle, gold=gold)
+    by_slot = evaluate(oracle, gold=gold, by=("slot",))
+    assert plain.outcomes == []
+    assert plain.scores == by_slot.scores
+    # the oracle: one "correct" outcome per gold slot of every turn
+    assert len(by_slot.outcomes) == sum(len(t.state) for d in gold for t in d.turns) > 0
+    assert {o.outcome for o in by_slot.outcomes} == {"correct"}
+    text = render_report_html(plain)
+    assert "This run kept no per-slot outcomes" in text
+    assert "This profile keeps no per-slot outcomes" not in text
+
+
 def test_profile_without_depth_breakdown(tmp_path, gold_samples):
     out = tmp_path / "mwzeval.html"
     assert cli.main(["report", str(gold_samples / "multiwoz22" / "predictions.json"),

@@ -138,14 +138,15 @@ def test_turn_numbers_that_are_not_ints_take_the_loop():
                                        {"missing": "skip"}])
 def test_strict_coded_states_equal_its_dicts(corpus, overrides, monkeypatch):
     """``strict.score`` with its coded states and with the dicts (``coded_states`` None)
-    gives the same per-turn columns and slot outcomes."""
+    gives the same per-turn columns and slot outcomes (kept for the breakdown by slot)."""
     folder = ROOT / "gold_samples" / corpus
     gold = load_gold(folder, corpus=corpus, split=SPLIT.get(corpus))
     predictions = next(folder.glob("predictions*.json*"), None) or next(
         p for p in folder.iterdir() if p.name.startswith("pred"))
-    fast = evaluate(predictions, gold=gold, min_coverage=0.0, **overrides)
+    fast = evaluate(predictions, gold=gold, min_coverage=0.0, by=("slot",), **overrides)
     monkeypatch.setattr(strict, "coded_states", lambda *args: None)
-    slow = evaluate(predictions, gold=gold, min_coverage=0.0, **overrides)
+    slow = evaluate(predictions, gold=gold, min_coverage=0.0, by=("slot",), **overrides)
+    assert fast.outcomes
     assert list(fast.per_turn) == list(slow.per_turn)
     for name, column in slow.per_turn.items():
         assert np.array_equal(np.asarray(fast.per_turn[name]), np.asarray(column)), name

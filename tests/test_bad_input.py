@@ -372,13 +372,16 @@ def test_duplicate_keys_in_sgd_frames(tmp_path, capsys, gold_samples):
     assert dict(read.dialogues["sample_001"][1].frames[0].slot_values)["Cafes_1-city"] == \
         "Oakland"
     _dup_cli(capsys, path, gold, "sample_001", 1)
-    # {dialogue_id: dialogue} with an id twice
+    # {dialogue_id: dialogue} with an id twice: a dialogue would be lost, exit 3
     by_id = {d["dialogue_id"]: d for d in json.loads(text)}
     first = json.dumps(by_id["sample_001"])
     doc = json.dumps(by_id)[:-1] + ', "sample_001": ' + first + "}"
-    [issue] = read_predictions(write(tmp_path, "dup2.json", doc)).issues
-    assert (issue.kind, issue.dialogue) == ("duplicate_key", None)
-    assert "key 'sample_001' given 2 times in the top-level object" in issue.message
+    twice = write(tmp_path, "dup2.json", doc)
+    with pytest.raises(PredictionError, match="dialogue id 'sample_001' is given 2 times"):
+        read_predictions(twice)
+    assert main([str(twice), "--gold", str(gold)]) == 3
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{twice}, dialogue sample_001:" in err
 
 
 # --------------------------------------------------------------------------- special files

@@ -353,25 +353,33 @@ def test_two_frames_of_a_service_that_disagree_are_reported(tmp_path: Path,
     assert turn.state["Cafes_1-city"] == first["state"]["slot_values"]["city"][0]
 
 
-def test_a_dialogue_in_two_prediction_files_is_an_error_issue(tmp_path: Path,
-                                                               native: list[dict]) -> None:
-    """A dialogue predicted in two SGD-style files: the later file's is read (the official
-    scorer reads the files into one mapping), and an error-level Issue names both files
-    (``--strict`` stops on it, exit 3)."""
+def test_a_dialogue_predicted_twice_is_refused(tmp_path: Path, native: list[dict]) -> None:
+    """A dialogue predicted twice -- in two SGD-style files, twice in a list, or as a
+    repeated key of ``{dialogue_id: dialogue}`` -- is exit 3 naming the file, the dialogue
+    and the other place: which one was meant cannot be known (the official scorer reads
+    the later one, silently)."""
     changed = json.loads(json.dumps(native[0]))
     changed["turns"][0]["frames"][0]["state"]["slot_values"]["city"] = ["zzz"]
     _write(tmp_path / "preds" / "a.json", native)
     _write(tmp_path / "preds" / "b.json", [changed])
-    predictions = read_sgd_frame_predictions(tmp_path / "preds")
-    [issue] = [i for i in predictions.issues if i.kind == "duplicate_dialogue"]
-    assert (issue.severity, issue.dialogue, issue.file) == (
-        "error", "sample_001", str(tmp_path / "preds" / "b.json"))
-    assert f"also predicted in {tmp_path / 'preds' / 'a.json'}" in issue.message
-    assert predictions.get("sample_001")[0].state["Cafes_1-city"] == "zzz"
+    with pytest.raises(PredictionError) as caught:
+        read_sgd_frame_predictions(tmp_path / "preds")
+    error = caught.value
+    assert (error.file, error.dialogue) == (str(tmp_path / "preds" / "b.json"), "sample_001")
+    assert f"dialogue predicted twice: here and in {tmp_path / 'preds' / 'a.json'}" in str(error)
     _write(tmp_path / "one.json", [native[0], changed])  # twice in one file
-    [issue] = [i for i in read_sgd_frame_predictions(tmp_path / "one.json").issues
-               if i.kind == "duplicate_dialogue"]
-    assert issue.message.startswith("dialogue also predicted earlier in this file;")
+    with pytest.raises(PredictionError, match="here and earlier in this file"):
+        read_sgd_frame_predictions(tmp_path / "one.json")
+    keyed = tmp_path / "keyed.json"  # {id: dialogue} with the id twice: the parser merges
+    body = json.dumps(native[0])
+    keyed.write_text(f'{{"sample_001": {body}, "sample_001": {json.dumps(changed)}}}')
+    with pytest.raises(PredictionError, match="'sample_001' is given 2 times") as caught:
+        read_sgd_frame_predictions(keyed)
+    assert (caught.value.file, caught.value.dialogue) == (str(keyed), "sample_001")
+    _write(tmp_path / "twice" / "a.json", native)  # the same content twice: still refused
+    _write(tmp_path / "twice" / "b.json", native)
+    with pytest.raises(PredictionError, match="dialogue predicted twice"):
+        read_sgd_frame_predictions(tmp_path / "twice")
 
 
 def test_reader_flat_view_and_issues(tmp_path: Path, native: list[dict]) -> None:

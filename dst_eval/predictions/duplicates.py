@@ -11,7 +11,8 @@ often than decoded may have been merged (a repeated ``dialogue_id``, ``turns``,
 inside it is). Only then, or for a ``{dialogue_id: dialogue}`` document (its top-level
 keys are ids), is the file parsed again to locate every duplicate exactly
 (:func:`dst_eval.jsonio.find_duplicate_keys`). Each one is counted as Issue
-``duplicate_key`` (an error under ``--strict``) at its dialogue and user turn.
+``duplicate_key`` (an error under ``--strict``) at its dialogue and user turn, except a
+repeated top-level id, which would lose a dialogue: :class:`PredictionError` (exit 3).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dst_eval.errors import PredictionError
 from dst_eval.jsonio import find_duplicate_keys
 
 _NAMES = (b'"active_intent"', b'"requested_slots"')
@@ -56,9 +58,16 @@ def may_repeat_keys(data: bytes, decoded: DecodedKeys) -> bool:
 
 
 def report_duplicate_keys(data: bytes, document: Any,
-                          add: Callable[[str, str | None, int | None, str], None]) -> None:
-    """Call ``add("duplicate_key", dialogue, user turn, detail)`` for each duplicate key."""
+                          add: Callable[[str, str | None, int | None, str], None],
+                          file: str) -> None:
+    """Call ``add("duplicate_key", dialogue, user turn, detail)`` for each duplicate key; a
+    dialogue id given twice in a ``{dialogue_id: dialogue}`` document raises
+    :class:`PredictionError` (a dialogue would be lost)."""
     for path, key, count in find_duplicate_keys(data):
+        if not path and isinstance(document, dict):
+            raise PredictionError(f"dialogue id {key!r} is given {count} times; a JSON object "
+                                  "keeps only the last one, so the others would be lost "
+                                  "silently", file=file, dialogue=key)
         dialogue = turn = None
         if path and isinstance(document, dict):
             dialogue, record = str(path[0]), document.get(str(path[0]))

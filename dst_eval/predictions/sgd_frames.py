@@ -24,8 +24,10 @@ non-string value (``non_string_value``; read as its ``str()``), a span without a
 (``conflicting_frames``; the later one's is the flat value, as officially). Those readings
 are the canonical view (``slot_values``, ``state``); the values as written stay on the frame
 (:attr:`PredFrame.written`) for ``sgd-official``, which reads them as the official scorer
-does. Structural problems -- not a list/object of dialogues, a dialogue without
-``dialogue_id`` or ``turns``, a user frame
+does. Structural problems -- not a list/object of dialogues, a dialogue predicted twice
+(in two files, in one list, or a repeated key of ``{dialogue_id: dialogue}``: the official
+scorer silently reads the later one), a dialogue without ``dialogue_id`` or ``turns``, a
+user frame
 without ``service`` or ``state``, a state without ``slot_values`` -- raise
 :class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
 in the PredictionSet; the message adds the position in ``turns``).
@@ -369,7 +371,7 @@ def _read_document(data: bytes, file: str, tally: ValueTally) -> list[tuple[str,
     read = [(dialogue_id, builder.dialogue(dialogue_id, record))
             for dialogue_id, record in _dialogue_items(document, file)]
     if isinstance(document, dict) or may_repeat_keys(data, builder.decoded):
-        report_duplicate_keys(data, document, tally.add)
+        report_duplicate_keys(data, document, tally.add, file)
     return read
 
 
@@ -485,12 +487,12 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
         tally.file = file
         read = _read_document(data, file, tally)
         for dialogue_id, turns in read:
-            if dialogue_id in dialogues:
+            if dialogue_id in dialogues:  # which one was meant? (the official scorer
+                # silently reads the later one)
                 where = "earlier in this file" if origin[dialogue_id] == file else \
                     f"in {origin[dialogue_id]}"
-                issues.append(Issue("duplicate_dialogue", f"dialogue also predicted {where}; "
-                                    "the later one is used (as the official scorer does)",
-                                    file=file, dialogue=dialogue_id, severity="error"))
+                raise PredictionError(f"dialogue predicted twice: here and {where}; keep one",
+                                      file=file, dialogue=dialogue_id)
             origin[dialogue_id] = file
             dialogues[dialogue_id] = turns
     if not dialogues:

@@ -487,8 +487,7 @@ def read_sgd_frame_predictions(path: Path) -> PredictionSet:
         tally.file = file
         read = _read_document(data, file, tally)
         for dialogue_id, turns in read:
-            if dialogue_id in dialogues:  # which one was meant? (the official scorer
-                # silently reads the later one)
+            if dialogue_id in dialogues:  # which one was meant? (see the docstring)
                 where = "earlier in this file" if origin[dialogue_id] == file else \
                     f"in {origin[dialogue_id]}"
                 raise PredictionError(f"dialogue predicted twice: here and {where}; keep one",

@@ -140,17 +140,34 @@ ZIP_MIN_LIMIT = 1 << 28
 """... or to 256 MiB, whichever is more."""
 
 
+class ZipBudget:
+    """What the members read from one zip may expand to in all: :data:`ZIP_EXPANSION` times
+    the archive's size, at least :data:`ZIP_MIN_LIMIT`, by their declared sizes. A member
+    beyond it is refused unread (``error``): a zip bomb. (:mod:`zipfile` yields no more
+    than a member's declared size: a member that expands further fails its CRC check.)
+    Every zip member dst-eval reads whole is taken from one (predictions, gold)."""
+
+    def __init__(self, archive_size: int, *, file: str, error: ErrorType) -> None:
+        self.left = max(ZIP_MIN_LIMIT, ZIP_EXPANSION * archive_size)
+        self.file, self.error = file, error
+
+    def take(self, info: zipfile.ZipInfo) -> None:
+        """Count member ``info`` in; ``error`` when it does not fit."""
+        if info.file_size > self.left:
+            raise self.error(f"member {info.filename} expands to more than {ZIP_EXPANSION} "
+                             f"times the archive's size (and over {ZIP_MIN_LIMIT >> 20} MiB): "
+                             "refused as a zip bomb", file=self.file)
+        self.left -= info.file_size
+
+
 def iter_zip_bytes(
     path: str | Path, *, error: ErrorType = GoldDataError
 ) -> Iterator[tuple[str, bytes]]:
-    """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order.
-    Members may expand to :data:`ZIP_EXPANSION` times the archive's size (at least
-    :data:`ZIP_MIN_LIMIT`) in all, by their declared sizes; beyond, ``error``: a zip bomb is
-    refused unread. (:mod:`zipfile` yields no more than a member's declared size: a member
-    that expands further fails its CRC check, "not a valid zip file".)"""
+    """Yield ``(member name, bytes)`` for every ``.json`` member of a zip, in name order,
+    within a :class:`ZipBudget`."""
     path = Path(path)
     check_path(path, error=error)
-    left = max(ZIP_MIN_LIMIT, ZIP_EXPANSION * path.stat().st_size)
+    budget = ZipBudget(path.stat().st_size, file=str(path), error=error)
     try:
         with zipfile.ZipFile(path) as archive:
             names = sorted(
@@ -158,12 +175,8 @@ def iter_zip_bytes(
                 if n.endswith(".json") and not n.startswith("__MACOSX/")
             )
             for name in names:
-                if archive.getinfo(name).file_size > left:
-                    raise error(f"member {name} expands to more than {ZIP_EXPANSION} times "
-                                f"the archive's size (and over {ZIP_MIN_LIMIT >> 20} MiB): "
-                                "refused as a zip bomb", file=str(path))
+                budget.take(archive.getinfo(name))
                 data = archive.read(name)  # at most its declared size (more: a CRC error)
-                left -= len(data)
                 yield name, data[3:] if data[:3] == BOM else data
     except zipfile.BadZipFile:
         raise error("not a valid zip file", file=str(path)) from None

@@ -494,6 +494,35 @@ def test_a_zip_bomb_of_predictions_is_refused_unread(tmp_path, capsys, gold_samp
     assert code == 3 and "not a valid zip file" in err
 
 
+@pytest.mark.parametrize("corpus, members", [
+    ("multiwoz21", ("data.json", "testListFile", "valListFile")),
+    ("multiwoz22", ("test/dialogues_001.json", "schema.json")),
+    ("jmultiwoz", ("dialogues.json", "split_list.json")),
+])
+def test_a_zip_bomb_of_gold_is_refused_unread(tmp_path, capsys, gold_samples, monkeypatch,
+                                              corpus, members):
+    """Gold zips are read within the same limit as prediction zips: a member declaring more
+    than ZIP_EXPANSION times the archive's size (and more than ZIP_MIN_LIMIT) is exit 4
+    before it is expanded. Here with a 1 MiB floor, so that the test's zip stays small."""
+    from dst_eval import jsonio
+
+    folder = gold_samples / corpus
+    bomb = tmp_path / f"{corpus}.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in members:
+            data = (folder / name.rsplit("/", 1)[-1]).read_bytes()
+            out.writestr(name, b" " * (3 << 20) + data if name.endswith(".json") else data)
+    assert bomb.stat().st_size * jsonio.ZIP_EXPANSION < 3 << 20
+    preds = str(folder / "predictions.json")
+    args = ("--gold", str(bomb), "--corpus", corpus, "--split", "test", "--min-coverage", "0")
+    code, err = run_cli(capsys, preds, *args)
+    assert code == 0, err  # under the default 256 MiB floor: read and scored
+    monkeypatch.setattr(jsonio, "ZIP_MIN_LIMIT", 1 << 20)
+    code, err = run_cli(capsys, preds, *args)
+    [line] = err.strip().splitlines()
+    assert code == 4 and f"{bomb}: member " in line and "expands to more than 200 times" in line
+
+
 def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):
     gold = gold_samples / "multiwoz22"
     preds = gold / "predictions.json"

@@ -23,7 +23,7 @@ from typing import Any
 from dst_eval.corpora.digests import PendingDigest, gold_file, resolved
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
-from dst_eval.jsonio import parse_json_bytes, read_bytes
+from dst_eval.jsonio import ZipBudget, parse_json_bytes, read_bytes
 
 HEAD_BYTES = 1 << 16
 ErrorType = type[DstEvalError]
@@ -73,16 +73,9 @@ class FileLog:
         for record in files:
             self._files.setdefault(record.path, record)
 
-    def open_zip(self, path: str | Path) -> zipfile.ZipFile:
+    def open_zip(self, path: str | Path) -> GoldZip:
         """The zip archive at ``path``, read into memory (recorded)."""
-        try:
-            return zipfile.ZipFile(io.BytesIO(self.read_bytes(path)))
-        except zipfile.BadZipFile:
-            raise self._error("not a valid zip file", file=str(path)) from None
-
-    def read_zip_member(self, path: str | Path, archive: zipfile.ZipFile, name: str) -> Any:
-        """Parsed JSON of member ``name`` of ``archive`` (opened by :meth:`open_zip`)."""
-        return parse_json_bytes(archive.read(name), file=f"{path}:{name}", error=self._error)
+        return GoldZip(path, self.read_bytes(path), error=self._error)
 
     def read_json(self, path: str | Path) -> Any:
         """Parse one JSON file, or the single ``.json`` member of a ``.zip`` (as
@@ -102,7 +95,7 @@ class FileLog:
             if len(names) != 1:
                 raise self._error(f"expected one JSON file in the zip, found {len(names)}",
                                   file=str(path))
-            return archive.read(names[0]), f"{path}:{names[0]}"
+            return archive.read(names[0]), archive.name(names[0])
 
     def read_records(self, path: str | Path) -> Any:
         """Parsed content of a ``.json``, ``.json.zip`` or ``.jsonl`` file (JSONL -> list,
@@ -124,6 +117,43 @@ class FileLog:
         return records
 
 
+class GoldZip:
+    """A gold zip held in memory (:meth:`FileLog.open_zip`): its member names, and members
+    read whole -- within one :class:`~dst_eval.jsonio.ZipBudget`, so a zip bomb is refused
+    unread, and inflated in one call (:func:`read_member`). A context manager, as
+    :class:`zipfile.ZipFile` is."""
+
+    def __init__(self, path: str | Path, data: bytes, *, error: ErrorType) -> None:
+        self.path, self._error = str(path), error
+        try:
+            self._archive = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile:
+            raise error("not a valid zip file", file=self.path) from None
+        self._budget = ZipBudget(len(data), file=self.path, error=error)
+
+    def __enter__(self) -> GoldZip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._archive.close()
+
+    def namelist(self) -> list[str]:
+        return self._archive.namelist()
+
+    def name(self, member: str) -> str:
+        """How messages name ``member``: ``archive.zip:member``."""
+        return f"{self.path}:{member}"
+
+    def read(self, member: str) -> bytes:
+        """The bytes of ``member`` (a KeyError when there is none)."""
+        self._budget.take(self._archive.getinfo(member))
+        return read_member(self._archive, member)
+
+    def read_json(self, member: str) -> Any:
+        """The parsed JSON of ``member``."""
+        return parse_json_bytes(self.read(member), file=self.name(member), error=self._error)
+
+
 _LOCAL_HEADER = struct.Struct("<4s2xH18xHH")
 """A zip member's local header: signature, flags, name length, extra field length."""
 _READ_BY_ZIPFILE = 0x1 | 0x20 | 0x40
@@ -133,8 +163,8 @@ _MAX_DEFLATE_RATIO = 1032
 
 
 def read_member(archive: zipfile.ZipFile, name: str) -> bytes:
-    """``archive.read(name)`` for an archive held in memory (:meth:`FileLog.open_zip`),
-    without zipfile's extra copy of the content.
+    """``archive.read(name)`` for an archive held in memory (:class:`GoldZip`), without
+    zipfile's extra copy of the content.
 
     zipfile inflates into blocks that grow and joins them at the end: one more copy of the
     content, in fresh memory. A deflated member is inflated here in one call into a buffer

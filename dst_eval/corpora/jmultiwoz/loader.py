@@ -118,7 +118,7 @@ def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str, str]:
             members = _member_names(archive)
             if "dialogues.json" in members:
                 def member(name: str) -> Any:
-                    return log.read_zip_member(path, archive, members[name])
+                    return archive.read_json(members[name])
                 split_list = member("split_list.json") if "split_list.json" in members else None
                 return (member("dialogues.json"), split_list,
                         f"{path}:{members['dialogues.json']}",

@@ -72,7 +72,7 @@ import msgspec
 import orjson
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import FileLog, deep_freeze, read_member
+from dst_eval.corpora.layout import FileLog, GoldZip, deep_freeze
 from dst_eval.corpora.multiwoz.loader22 import infer_split
 from dst_eval.corpora.multiwoz.splits21 import (
     LIST_FILES,
@@ -181,7 +181,7 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
 # ------------------------------------------------------------------------------------- reading
 
 
-def _data_member(archive: zipfile.ZipFile, path: Path) -> str:
+def _data_member(archive: GoldZip | zipfile.ZipFile, path: Path) -> str:
     members = [n for n in archive.namelist()
                if n.endswith(".json") and not n.startswith("__MACOSX/")]
     if len(members) == 1:
@@ -213,7 +213,7 @@ def _read(path: Path, log: FileLog
             with log.open_zip(path) as archive:
                 member = _data_member(archive, path)
                 file = f"{path}:{member}"
-                data = _decode(read_member(archive, member), file)
+                data = _decode(archive.read(member), file)
                 folder = PurePosixPath(member).parent  # list files next to the data only
                 names = {PurePosixPath(n).name: n for n in archive.namelist()
                          if PurePosixPath(n).parent == folder}

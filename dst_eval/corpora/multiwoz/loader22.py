@@ -65,7 +65,7 @@ from dst_eval.gold import (
     freeze_mapping,
     freeze_state,
 )
-from dst_eval.jsonio import iter_jsonl, parse_json_bytes, read_bytes
+from dst_eval.jsonio import ZipBudget, iter_jsonl, parse_json_bytes, read_bytes
 
 CORPUS = "multiwoz22"
 SPLIT_FOLDERS = {
@@ -108,6 +108,8 @@ def sniff(path: str | Path) -> bool:
                 names = sorted(n for n in archive.namelist() if _is_dialogues_member(n))
                 if not names:
                     return False
+                ZipBudget(path.stat().st_size, file=str(path), error=GoldDataError).take(
+                    archive.getinfo(names[0]))  # a zip bomb is not sniffed: not 2.2
                 data = archive.read(names[0])
             return _looks_like_dialogues(parse_json_bytes(data, file=f"{path}:{names[0]}"))
         if path.suffix == ".jsonl":

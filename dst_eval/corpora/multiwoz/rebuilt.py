@@ -13,13 +13,13 @@ MultiWOZ 2.1 test, 0.002 s after). Keyed by content, it cannot serve another fil
 from __future__ import annotations
 
 import hashlib
-import io
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
+from dst_eval.corpora.layout import GoldZip
 from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldSet
 from dst_eval.jsonio import parse_json_bytes, read_bytes
@@ -30,7 +30,7 @@ def parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
     holding one) and its name for messages."""
     if path.suffix == ".zip":
         try:
-            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            with GoldZip(path, raw, error=GoldDataError) as archive:
                 members = [n for n in archive.namelist()
                            if n.endswith(".json") and not n.startswith("__MACOSX/")]
                 named = [n for n in members if PurePosixPath(n).name == "data.json"]
@@ -38,8 +38,7 @@ def parse_data(raw: bytes, path: Path) -> tuple[Any, str]:
                 if member is None:
                     raise GoldDataError("expected one .json member (or data.json) in the zip",
                                         file=str(path))
-                file = f"{path}:{member}"
-                return parse_json_bytes(archive.read(member), file=file), file
+                return archive.read_json(member), archive.name(member)
         except zipfile.BadZipFile:
             raise GoldDataError("not a valid zip file", file=str(path)) from None
     return parse_json_bytes(raw, file=str(path)), str(path)

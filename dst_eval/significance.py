@@ -56,6 +56,22 @@ def few_dialogues_note(n_dialogues: int) -> str | None:
             "so few")
 
 
+FEW_RESAMPLES = 40
+"""Below this many resamples a 95 % percentile interval has no 2.5th and 97.5th percentile
+of its own, and a p-value cannot fall far below 0.05 (its least value is 1/(N+1))."""
+
+
+def few_resamples_note(n: int, *, trials: bool = False) -> str | None:
+    """The note for ``n`` bootstrap resamples (or approximate-randomisation ``trials``)."""
+    if n >= FEW_RESAMPLES:
+        return None
+    what = ("trial" if n == 1 else "trials") if trials else (
+        "resample" if n == 1 else "resamples")
+    useless = "" if trials else "a 95 % interval or "
+    return (f"only {n} {what}: too few for {useless}a p-value below {1 / (n + 1):.3g} "
+            f"(use at least {FEW_RESAMPLES})")
+
+
 def add_bootstrap(report: Result, n: int, seed: Seed) -> dict[str, str]:
     """Dialogue-level bootstrap CIs of the result's metrics into
     ``result.confidence_intervals`` (``{metric: {"score", "mean", "ci_low", "ci_high",
@@ -68,9 +84,8 @@ def add_bootstrap(report: Result, n: int, seed: Seed) -> dict[str, str]:
     for table, metrics in tables:
         intervals.update(bootstrap_ci(table, metrics, n_samples=n, seed=seed))
     report.confidence_intervals = intervals
-    note = few_dialogues_note(len(tables[0][0].dialogue_ids))
-    if note:
-        report.add(notes=[note])
+    notes = [few_dialogues_note(len(tables[0][0].dialogue_ids)), few_resamples_note(n)]
+    report.add(notes=[note for note in notes if note])
     fields = {"bs": str(n), "seed": seed_label(seed)}
     report.signature = report.signature.with_fields(**fields)
     return fields
@@ -136,7 +151,10 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
         result["n"] = n
     if test != "bs":
         result["trials"] = trials
-    notes = [note] if (note := few_dialogues_note(len(groups[0][0].dialogue_ids))) else []
+    notes = [note for note in (few_dialogues_note(len(groups[0][0].dialogue_ids)),
+                               few_resamples_note(n) if test != "ar" else None,
+                               few_resamples_note(trials, trials=True) if test != "bs" else None)
+             if note]
     notes += _not_compared(reports, names, result["metrics"])
     if notes:
         result["notes"] = notes
@@ -340,7 +358,9 @@ def _legend(result: dict[str, Any]) -> str:
         parts.append(f"paired bootstrap over dialogues ({result['n']} resamples; "
                      "μ ± half-width of the 95 % interval)")
     if "trials" in result:
-        parts.append(f"approximate randomisation swapping dialogues ({result['trials']} trials)")
+        trials = result["trials"]
+        parts.append(f"approximate randomisation swapping dialogues ({trials} "
+                     f"trial{'' if trials == 1 else 's'})")
     ties = "ties count" if result["ties"] == "include" else "ties excluded (sacrebleu)"
     return ("p-values against the baseline: " + "; ".join(parts) + f"; seed {result['seed']}; "
             f"{ties}; * p < {SIGNIFICANCE_LEVEL}.")

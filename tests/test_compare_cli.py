@@ -371,3 +371,21 @@ def test_standard_input_given_twice_is_a_usage_error(workspace, capsys):
     assert compare(argv) == 2
     err = capsys.readouterr().err
     assert "standard input (-) can hold one prediction file, not two" in err
+
+
+@pytest.mark.parametrize(("n", "trials", "expected"), [
+    (40, 40, []),
+    (39, 1, ["only 39 resamples: too few for a 95 % interval or a p-value below 0.025 (use "
+             "at least 40)", "only 1 trial: too few for a p-value below 0.5 (use at least 40)"]),
+])
+def test_too_few_resamples_are_said(gold_samples, n, trials, expected):
+    """Fewer than 40 resamples give no 2.5th/97.5th percentile of their own, and a p-value
+    no lower than 1/(N+1): a single run and compare say so (``--bootstrap 2`` used to be
+    shown as a 95 % interval without a word)."""
+    from dst_eval.significance import compare_reports
+
+    folder = gold_samples / "multiwoz22"
+    report = evaluate(folder / "predictions.json", gold=folder, bootstrap=n, seed=1)
+    assert [note for note in report.notes if "resample" in note] == expected[:1]
+    compared = compare_reports([report, report], test="both", n=n, trials=trials, seed=1)
+    assert [note for note in compared.get("notes", []) if "too few" in note] == expected

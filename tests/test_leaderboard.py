@@ -12,6 +12,7 @@ import copy
 import dataclasses
 import json
 import os
+import shutil
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -198,7 +199,8 @@ def test_small_board_refuses_unsafe_submissions(small, capsys):
     (small.subs / "big.json").write_bytes(b'{"x": [' + b" " * 30_000 + b"]}")
     (small.subs / "nothing.json").write_bytes(orjson.dumps({"not-a-dialogue": [{"state": {}}]}))
     (small.subs / "nested").mkdir()
-    (small.subs / "nested" / "preds.json").write_bytes(orjson.dumps(small.files["sample.json"]))
+    (small.subs / "nested" / "preds.json").write_bytes(orjson.dumps(without_state(
+        small.files["sample.json"], 1)))  # not a copy of another submission
     (small.subs / "named.toml").write_text('name = "Nested ok"\nauthors = "C. Author"\n'
                                            'predictions = "nested/preds.json"\n')
     small.config.write_text(small.config.read_text().replace(
@@ -219,7 +221,8 @@ def test_small_board_refuses_unsafe_submissions(small, capsys):
     valid = {row["submission"]: row for row in data["rows"]}
     assert set(valid) == {"oracle.json", "sample.json", "worse.json", "named.toml"}
     assert valid["named.toml"]["name"] == "Nested ok"
-    assert valid["named.toml"]["scores"] == valid["sample.json"]["scores"]
+    direct = evaluate(small.subs / "nested" / "preds.json", gold=small.gold)
+    assert valid["named.toml"]["scores"] == {m: direct.scores[m] for m in (JGA, "slot_f1")}
     # the manifest's predictions file is not a second submission of its own
     assert "nested/preds.json" not in valid
     # --check refuses the same way, whether the file is listed or not (*.data is not)
@@ -251,6 +254,79 @@ def test_duplicate_names_are_invalid(small):
     assert code == 3
     assert {i["file"] for i in data["invalid"]} == {"oracle.json", "twin.json"}
     assert "names must be unique" in data["invalid"][0]["reason"]
+
+
+def test_a_metadata_file_cannot_take_over_a_submission_on_the_board(small, capsys):
+    """A new metadata file naming a predictions file that is already a row of the published
+    board is refused (the row stays); before, the row vanished and its scores showed under
+    the new name."""
+    assert build(small)[0] == 0
+    (small.subs / "evil.toml").write_text('name = "Evil"\npredictions = "sample.json"\n')
+    code, _ = run_counting(small.config, "--output-dir", small.out, "--check",
+                           small.subs / "evil.toml")
+    assert code == 3
+    assert ("evil.toml: INVALID: the same predictions as sample.json (already on the board)"
+            in capsys.readouterr().out)
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert sorted(row["submission"] for row in data["rows"]) == [
+        "oracle.json", "sample.json", "worse.json"]
+    [invalid] = data["invalid"]
+    assert invalid["file"] == "evil.toml"
+    assert invalid["reason"].startswith("the same predictions as sample.json (already on the "
+                                        "board), byte for byte")
+
+
+def test_copies_of_predictions_and_of_the_gold_are_refused(small):
+    """A byte-for-byte copy of a submission on the board is refused (it would take the
+    leader's label by its name), two new identical ones are both refused, and a copy of a
+    gold file is not a submission."""
+    assert build(small)[0] == 0
+    oracle = (small.subs / "oracle.json").read_bytes()
+    (small.subs / "!copy.json").write_bytes(oracle)
+    (small.subs / "new1.json").write_bytes(orjson.dumps(without_state(small.files[
+        "sample.json"], 1)))
+    (small.subs / "new2.json").write_bytes((small.subs / "new1.json").read_bytes())
+    shutil.copy(small.gold_dir / "dialogues_001.json", small.subs / "gold.json")
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert sorted(row["submission"] for row in data["rows"]) == [
+        "oracle.json", "sample.json", "worse.json"]
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert reasons["!copy.json"].startswith("the same predictions as oracle.json (already on "
+                                            "the board)")
+    assert reasons["new1.json"].startswith("the same predictions as new2.json, byte for byte")
+    assert reasons["new2.json"].startswith("the same predictions as new1.json, byte for byte")
+    assert reasons["gold.json"] == ("a copy of the board's gold file dialogues_001.json: a "
+                                    "submission holds a system's predictions")
+
+
+@pytest.mark.parametrize(("bootstrap", "expected"), [
+    (200, ["only 4 dialogues: resampling tests and intervals are unreliable on so few"]),
+    (20, ["only 4 dialogues: resampling tests and intervals are unreliable on so few",
+          "only 20 resamples: too few for a 95 % interval or a p-value below 0.0476 (use at "
+          "least 40)"]),
+])
+def test_board_notes_say_when_resampling_is_unreliable(small, bootstrap, expected):
+    """The board says what a single run and ``compare`` say: 4 dialogues are too few to
+    resample, and fewer than 40 resamples give no 95 % interval."""
+    small.config.write_text(small.config.read_text().replace("bootstrap = 200",
+                                                             f"bootstrap = {bootstrap}"))
+    _, data, markdown, _ = build(small)
+    assert [n for n in data["notes"] if n.startswith("only ")] == expected
+    assert all(note in markdown for note in expected)
+
+
+def test_cache_dir_in_the_gold_folder_is_a_usage_error(small, tmp_path, capsys):
+    gold = tmp_path / "gold"
+    shutil.copytree(small.gold_dir, gold)
+    small.config.write_text(small.config.read_text().replace(str(small.gold_dir), str(gold)))
+    for cache_dir in (gold, gold / "cache"):
+        assert main(["leaderboard", str(small.config), "--output-dir", str(small.out),
+                     "--cache-dir", str(cache_dir)]) == 2
+        assert f"--cache-dir {cache_dir}: is in the gold's folder" in capsys.readouterr().err
+    assert sorted(p.name for p in gold.iterdir()) == sorted(
+        p.name for p in small.gold_dir.iterdir())
 
 
 def test_no_states_gives_a_note_and_no_rank(small):
@@ -301,7 +377,12 @@ def test_check_mode_scores_one_submission(small, capsys):
     (("bootstrap = 200", "bootstrap = 10001"), "need 2 <= bootstrap <= 10000"),
     (("seed = 7", "seed = 7\nmax_submission_mb = nan"), "a finite max_submission_mb > 0"),
     (("seed = 7", "seed = 7\nmax_submission_mb = inf"), "a finite max_submission_mb > 0"),
-    (("seed = 7", 'seed = 7\ncache_dir = "subs/oracle.json"'), "cache directory"),
+    (("seed = 7", 'seed = 7\ncache_dir = "board.toml"'), "cache directory"),
+    (("seed = 7", 'seed = 7\ncache_dir = "subs/cache"'), "subs/cache: is in the submissions "
+                                                           "folder"),
+    (('metrics = ["joint_goal_accuracy", "slot_f1"]',
+      'metrics = ["joint_goal_accuracy", "slot_f1", "joint_goal_accuracy"]'),
+     "[leaderboard] metrics: joint_goal_accuracy given twice"),
     (("seed = 7", 'seed = 7\n\n[leaderboard.options]\nmissing = "bogus"'),
      "[leaderboard] options: --missing: unknown missing-prediction policy 'bogus'"),
 ])
@@ -485,8 +566,8 @@ def test_cache_key_changes_with_gold_profile_and_options(small):
 
 def test_check_of_a_listed_file_uses_its_metadata_file(small, capsys):
     (small.subs / "team").mkdir()
-    (small.subs / "team" / "predictions.json").write_bytes(
-        orjson.dumps(small.files["worse.json"]))
+    (small.subs / "team" / "predictions.json").write_bytes(  # worse.json's, indented: the
+        orjson.dumps(small.files["worse.json"], option=orjson.OPT_INDENT_2))  # same scores
     (small.subs / "team" / "submission.toml").write_text(
         'name = "Team"\npaper = "https://example.org/team"\npredictions = "predictions.json"\n')
     small.config.write_text(small.config.read_text().replace(

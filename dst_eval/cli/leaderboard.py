@@ -71,10 +71,14 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     output_dir = Path(args.output_dir)
     if not args.check:  # a usage error before any work, not a traceback after the scoring
         _outside_submissions(output_dir, config)
+        _outside_gold(output_dir, config, "--output-dir")
         _writable_directory(output_dir)
     cache_dir = None if args.no_cache else Path(
         args.cache_dir or config.cache_dir or output_dir / ".cache")
     if cache_dir is not None:
+        option = "--cache-dir" if args.cache_dir else "cache_dir"
+        _outside_submissions(cache_dir, config, option)
+        _outside_gold(cache_dir, config, option)
         try:  # a usage error before any work, not a traceback after the scoring
             cache_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -124,16 +128,28 @@ def _writable_directory(directory: Path) -> None:
         raise UsageError(f"--output-dir {directory}: not writable")
 
 
-def _outside_submissions(directory: Path, config) -> None:
+def _outside_submissions(directory: Path, config, option: str = "--output-dir") -> None:
     """A usage error when ``directory`` is a submissions folder or inside one: the outputs
-    (``leaderboard.json``, ...) would be read as submissions by the next build, and a
-    submission of that name overwritten."""
+    (``leaderboard.json``, cache entries) would be read as submissions by the next build,
+    and a submission of that name overwritten."""
     resolved = directory.resolve()
     for source in config.sources:
         root = Path(source.root).resolve()
         if resolved == root or root in resolved.parents:
-            raise UsageError(f"--output-dir {directory}: is in the submissions folder "
-                             f"{source.root}; write the board elsewhere")
+            raise UsageError(f"{option} {directory}: is in the submissions folder "
+                             f"{source.root}; put it elsewhere")
+
+
+def _outside_gold(directory: Path, config, option: str) -> None:
+    """A usage error when ``directory`` is the gold folder or inside it, or the folder of a
+    gold file (whose neighbours loaders read: list files, schemas, ``db/``): what is written
+    there would change the gold every build, or be read as gold."""
+    gold = Path(config.gold).resolve()
+    folder = gold if gold.is_dir() else gold.parent
+    resolved = directory.resolve()
+    if resolved == folder or (gold.is_dir() and folder in resolved.parents):
+        raise UsageError(f"{option} {directory}: is in the gold's folder {folder}; put it "
+                         "elsewhere")
 
 
 def board_id(board, wanted: str) -> str:

@@ -44,6 +44,7 @@ from dst_eval.leaderboard.submissions import (
     discover,
 )
 from dst_eval.signature import Signature
+from dst_eval.significance import few_dialogues_note, few_resamples_note
 
 STATE_METRIC_PREFIXES = ("joint_goal_accuracy", "slot_", "average_goal_accuracy",
                          "relative_slot_accuracy", "turn_accuracy", "flexible_goal_accuracy")
@@ -225,6 +226,11 @@ def _statistics_notes(rows: list[Row], config: LeaderboardConfig) -> list[str]:
             tests = ", rank intervals or tests" if metric == config.rank_by else ""
             notes.append(f"{metric}: no intervals{tests} (its reports keep no per-dialogue "
                          "statistics)")
+    sizes = [r.entry.tables[0].n_dialogues for r in rows if r.intervals and r.entry.tables]
+    if sizes and (note := few_dialogues_note(min(sizes))) is not None:
+        notes.append(note)  # as a single run and compare say it
+    if sizes and (note := few_resamples_note(config.bootstrap)) is not None:
+        notes.append(note)
     return notes
 
 
@@ -234,16 +240,18 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
                       progress: Callable[[str, int, int], None] | None = None) -> Leaderboard:
     """Validate, score (through the cache), rank and test every submission.
 
-    ``extra`` adds a candidate (``--check``), replacing a discovered one with the same file.
+    ``extra`` adds a candidate (``--check``), replacing the discovered one of the same glob
+    match (metadata file or predictions file).
     ``previous``: the ``leaderboard.json`` published before, whose rows are the existing
     submissions (without it: those served from the cache); when names clash, an existing
     submission keeps its name and the newcomers are refused. ``progress(stage, done,
     total)`` is told each submission as it is scored.
     """
     scorer = Scorer(config, ScoreCache(cache_dir))
-    candidates = discover(config)
+    published = published_ids(previous)
+    candidates = discover(config, keep=published or ())
     if extra is not None:
-        candidates = [c for c in candidates if c.predictions != extra.predictions]
+        candidates = [c for c in candidates if c.entry != extra.entry]
         if extra.id in {c.id for c in candidates}:
             extra = dataclasses.replace(extra, id=f"check/{extra.id}")
         candidates.append(extra)
@@ -263,12 +271,15 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
             gold = isinstance(exc, GoldProblem)
             invalid.append(Invalid(candidate.id, _relative_text(
                 str(exc), gold_roots + roots if gold else roots), gold=gold))
-    existing = published_ids(previous)
+    existing = published
     if existing is None:
         existing = {row.id for row in rows if row.id not in scorer.scored}
     if progress is not None:
         progress("ranking and significance tests", len(candidates), len(candidates))
-    rows = _unique_names(rows, invalid, existing)
+    rows = _unique(rows, invalid, existing, lambda row: scorer.contents[row.id],
+                   _same_predictions)
+    rows = _unique(rows, invalid, existing, lambda row: row.metadata["name"].casefold(),
+                   _name_clash)
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
     add_statistics(rows, config)
@@ -307,30 +318,39 @@ def published_ids(path: Path | None) -> set[str] | None:
         return None
 
 
-def _unique_names(rows: list[Row], invalid: list[Invalid], existing: set[str]) -> list[Row]:
-    """Rows whose name (case-insensitively) no other submission uses, or that hold it as the
-    one ``existing`` submission of that name; the others become invalid."""
-    by_name: dict[str, list[Row]] = {}
+def _unique(rows: list[Row], invalid: list[Invalid], existing: set[str],
+            key: Callable[[Row], str], reason: Callable[[Row, list[Row], Row | None], str]
+            ) -> list[Row]:
+    """Rows whose ``key`` no other row shares, or that hold it as the one ``existing``
+    submission with it; the others become invalid, with ``reason(row, group, holder)``."""
+    groups: dict[str, list[Row]] = {}
     for row in rows:
-        by_name.setdefault(row.metadata["name"].casefold(), []).append(row)
+        groups.setdefault(key(row), []).append(row)
     refused: set[str] = set()
-    for group in by_name.values():
-        if len(group) == 1:
-            continue
+    for group in groups.values():
         holders = [row for row in group if row.id in existing]
+        holder = holders[0] if len(holders) == 1 else None
         for row in group:
-            if len(holders) == 1 and row is holders[0]:
-                continue
-            refused.add(row.id)
-            if len(holders) == 1:
-                reason = (f"name {row.metadata['name']!r} is already used by {holders[0].id} "
-                          "(names must be unique, ignoring case); choose another name")
-            else:
-                reason = (f"name {row.metadata['name']!r} is used by "
-                          f"{', '.join(r.id for r in group if r is not row)} too; names "
-                          "must be unique")
-            invalid.append(Invalid(row.id, reason))
+            if len(group) > 1 and row is not holder:
+                refused.add(row.id)
+                invalid.append(Invalid(row.id, reason(row, group, holder)))
     return [row for row in rows if row.id not in refused]
+
+
+def _name_clash(row: Row, group: list[Row], holder: Row | None) -> str:
+    if holder is not None:
+        return (f"name {row.metadata['name']!r} is already used by {holder.id} (names must "
+                "be unique, ignoring case); choose another name")
+    return (f"name {row.metadata['name']!r} is used by "
+            f"{', '.join(r.id for r in group if r is not row)} too; names must be unique")
+
+
+def _same_predictions(row: Row, group: list[Row], holder: Row | None) -> str:
+    others = ", ".join(r.id for r in ([holder] if holder else group) if r is not row)
+    on_board = " (already on the board)" if holder else ""
+    return (f"the same predictions as {others}{on_board}, byte for byte: one set of "
+            "predictions is one submission (a metadata file names a system's own "
+            "predictions file)")
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

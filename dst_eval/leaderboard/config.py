@@ -101,6 +101,9 @@ def load_config(path: str | Path) -> LeaderboardConfig:
             raise UsageError(f"[leaderboard] needs {key!r}", file=file)
     rank_by = _need(section["rank_by"], str, "rank_by", file)
     metrics = _string_list(section.get("metrics", [rank_by]), "metrics", file)
+    repeated = sorted({m for m in metrics if metrics.count(m) > 1})
+    if repeated:  # as for -m: a column shown twice is a mistake
+        raise UsageError(f"[leaderboard] metrics: {', '.join(repeated)} given twice", file=file)
     if rank_by not in metrics:
         metrics = (rank_by, *metrics)
     options = dict(_need(section.get("options", {}), dict, "[leaderboard.options]", file))

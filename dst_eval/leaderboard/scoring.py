@@ -127,6 +127,9 @@ class Scorer:
     served: set[tuple[str, str]] = field(default_factory=set)
     """Inputs of the entries served from the cache in this run."""
     digests: Digests = field(default_factory=Digests)
+    contents: dict[str, str] = field(default_factory=dict)
+    """Submission id -> the content hash of its predictions (a file's or a directory's:
+    :func:`~dst_eval.leaderboard.submissions.content_hash`), for every submission checked."""
 
     def __post_init__(self) -> None:
         self.gold_hash = content_hash(self.config.gold) if self.config.gold.exists() else ""
@@ -164,7 +167,13 @@ class Scorer:
             if zipped:  # measuring stopped at the limit
                 raise Refused(f"over the {limit} once decompressed")
             raise Refused(f"{size / MB:.3g} MB is over the {limit}")
-        key = self.key(submission_key(candidate.predictions))
+        identity = submission_key(candidate.predictions)
+        self.contents[candidate.id] = identity[-1]
+        gold = next((f for f in self.gold.files if f.sha256 == identity[-1]), None)
+        if gold is not None:
+            raise Refused(f"a copy of the board's gold file {Path(gold.path).name}: a "
+                          "submission holds a system's predictions")
+        key = self.key(identity)
         if use_cache:
             cached = self.cache.get(key, self.digests, self.config.bootstrap)
             if cached is not None:

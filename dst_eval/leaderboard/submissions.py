@@ -18,7 +18,7 @@ import os
 import re
 import tomllib
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,8 +90,10 @@ UNSAFE_NAME = ("its file name holds control, bidirectional or invisible formatti
                "characters, or bytes that are not UTF-8 (shown escaped); rename it")
 
 
-def discover(config: LeaderboardConfig) -> list[Candidate]:
-    """Every submission the globs name, sorted by id; refused ones carry ``error``."""
+def discover(config: LeaderboardConfig, *, keep: Collection[str] = ()) -> list[Candidate]:
+    """Every submission the globs name, sorted by id; refused ones carry ``error``. A
+    predictions file a metadata file names is not a submission of its own, unless its id is
+    in ``keep`` (a row of the published board: a metadata file cannot take it over)."""
     several = len(config.sources) > 1
     found: dict[str, Candidate] = {}
     for source in config.sources:
@@ -119,8 +121,8 @@ def discover(config: LeaderboardConfig) -> list[Candidate]:
             else:
                 direct.append(match)
         for match in direct:
-            if match.resolve() not in referenced:
-                shown = _display_id(source, match, several)
+            shown = _display_id(source, match, several)
+            if match.resolve() not in referenced or shown in keep:
                 found[shown] = Candidate(shown, source, match.resolve(),
                                          entry=match.resolve())
     return [found[key] for key in sorted(found)]

@@ -21,6 +21,7 @@ float64, ≈ 340 MB for SGD test's 4,201 dialogues at the limit). ``seed`` is No
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -277,10 +278,14 @@ class EvalOptions:
         return cls.build(**{k: v for k, v in vars(args).items() if k in names})
 
     def replace(self, **overrides: Any) -> EvalOptions:
-        """A copy with ``overrides`` (loose spellings accepted), validated again."""
-        if not overrides:
+        """A copy with ``overrides`` (loose spellings accepted), validated again. An override
+        of None is not given: the value stays (a wrapper passing ``profile=args.profile``
+        keeps the profile of ``options``)."""
+        given = {key: value for key, value in overrides.items() if value is not None}
+        if not given:
+            _parsed(overrides)  # unknown names are still refused
             return self
-        return dataclasses.replace(self, **_parsed(overrides))
+        return dataclasses.replace(self, **_parsed(given))
 
     def as_dict(self) -> dict[str, Any]:
         """Field name -> value (paths as strings), e.g. for a JSON record of a run."""
@@ -295,10 +300,13 @@ ALIASES = {"norm": "normalisation", "normalization": "normalisation"}
 
 def _parsed(values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for key, value in values.items():
         name = ALIASES.get(key, key)
         if name not in FIELD_NAMES:
             raise UsageError(f"unknown option {key!r}; known: {', '.join(sorted(FIELD_NAMES))}")
+        if spelled.setdefault(name, key) != key:  # norm= and normalisation=: which one?
+            raise UsageError(f"options {spelled[name]!r} and {key!r} are one option; give one")
         if value is None:  # not given: the field's default
             if name not in out:
                 out[name] = DEFAULTS[name]
@@ -321,6 +329,8 @@ def _int(name: str, value: Any) -> Any:
         if name == "seed" and text.lower() == "none":
             return "none"
         try:
+            if not re.fullmatch(r"[+-]?[0-9]+", text):  # int() also reads "０５" and "5_0"
+                raise ValueError(text)
             return int(text)
         except ValueError:
             what = ("seed must be a non-negative integer or 'none'" if name == "seed"
@@ -332,7 +342,10 @@ def _int(name: str, value: Any) -> Any:
 def parse_value(name: str, value: Any) -> Any:
     """One option from a loose spelling into its canonical type (validated afterwards)."""
     if name == "metrics":
-        return _names(value) or None
+        names = _names(value)
+        if isinstance(names, tuple) and not names:  # as a bare -m: leave it out for all
+            raise UsageError("metrics: empty; leave the option out to report every metric")
+        return names
     if name == "by":
         return _names(value)
     if name in ("bootstrap", "seed"):

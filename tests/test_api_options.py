@@ -40,6 +40,10 @@ BAD_OPTIONS = [
     (["--bootstrap", "1"], "--bootstrap"),
     (["--bootstrap", "-5"], "--bootstrap"),
     (["--bootstrap", "many"], "--bootstrap"),
+    (["--bootstrap", "\uff15\uff10"], "--bootstrap"),  # full-width digits: int() reads 50
+    (["--bootstrap", "5_0"], "--bootstrap"),
+    (["--seed", "\uff17"], "--seed"),
+    (["--metrics", ""], "metrics"),
     (["--metrics", "joint_goal_accuracy,nope"], "--metrics"),
     (["--missing", "zero"], "--missing"),
     (["--by", "domain,colour"], "--by"),
@@ -143,6 +147,33 @@ def test_keyword_overrides_equal_the_options_object():
     assert by_object.to_dict() == by_keywords.to_dict() == mixed.to_dict()
     assert "bs:30" in str(by_object.signature) and "norm:exact-v1" in str(by_object.signature)
     assert by_object.confidence_intervals and by_object.groups
+
+
+def test_a_keyword_of_none_keeps_the_options_value():
+    """``evaluate(options=o, profile=None)`` scores with ``o``'s profile (a wrapper passing
+    ``profile=args.profile``): None is "not given", as on the command line. It used to
+    reset the profile to the default (strict) silently."""
+    options = EvalOptions(profile="mwzeval", missing="skip")
+    kept = evaluate(PREDICTIONS, gold=MWZ22, options=options, profile=None, missing=None)
+    direct = evaluate(PREDICTIONS, gold=MWZ22, options=options)
+    assert kept.to_dict() == direct.to_dict()
+    assert kept.signature.profile == "mwzeval"
+    strict = evaluate(PREDICTIONS, gold=MWZ22, missing="skip")
+    assert kept.scores["joint_goal_accuracy"] != strict.scores["joint_goal_accuracy"]
+    with pytest.raises(UsageError, match="unknown option 'colour'"):
+        evaluate(PREDICTIONS, gold=MWZ22, options=options, colour=None)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"norm": "exact", "normalisation": "basic"}, "'norm' and 'normalisation' are one option"),
+    ({"metrics": []}, "metrics: empty"),
+    ({"metrics": ""}, "metrics: empty"),
+])
+def test_ambiguous_keywords_are_usage_errors(overrides, message):
+    """Two spellings of one option (the later used to win) and an empty metric list (it
+    used to mean every metric, where a bare -m is a usage error) are refused."""
+    with pytest.raises(UsageError, match=message):
+        evaluate(PREDICTIONS, gold=MWZ22, **overrides)
 
 
 def test_spellings_of_one_rule_list_sign_alike():

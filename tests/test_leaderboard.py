@@ -594,6 +594,10 @@ def test_skip_option_without_a_paired_test(small):
     assert row["scores"][JGA] == report.scores[JGA] and "missing:skip" in data["signature"]
     assert row["p_vs_leader"] is None and row["tied_with_leader"] is False
     assert any(n.startswith("no test against rank 1") for n in row["notes"])
+    # no rank intervals, and the board says why
+    assert all(r["rank_interval"] is None for r in data["rows"])
+    assert any(n.startswith("no rank intervals: the ranked submissions were not all scored "
+                            "on the same dialogues") for n in data["notes"])
 
 
 def test_statistics_that_do_not_reproduce_the_score_are_dropped():

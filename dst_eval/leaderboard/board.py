@@ -177,14 +177,15 @@ def rank_rows(rows: list[Row], config: LeaderboardConfig) -> list[Row]:
     return ranked + unranked
 
 
-def add_statistics(rows: list[Row], config: LeaderboardConfig) -> None:
+def add_statistics(rows: list[Row], config: LeaderboardConfig) -> list[str]:
     """Intervals of the shown metrics, the paired test of every ranked row against rank 1
-    and, when all ranked rows share their dialogues, rank intervals."""
+    and, when all ranked rows share their dialogues, rank intervals; returns the board's
+    notes (why there are no rank intervals)."""
     for row in rows:
         row.intervals = intervals(row.statistics, config.metrics)
     ranked = [r for r in rows if r.rank is not None]
     if not ranked or not all(config.rank_by in r.statistics for r in ranked):
-        return  # no per-dialogue statistics behind the ranking metric: no tests
+        return []  # no per-dialogue statistics behind the ranking metric: no tests
     leader = ranked[0].statistics[config.rank_by]
     for row in ranked[1:]:
         system = row.statistics[config.rank_by]
@@ -200,6 +201,9 @@ def add_statistics(rows: list[Row], config: LeaderboardConfig) -> None:
         spans = rank_intervals(systems, higher_is_better=config.higher_is_better)
         for row, span in zip(ranked, spans, strict=True):
             row.rank_interval = span
+        return []
+    return ["no rank intervals: the ranked submissions were not all scored on the same "
+            "dialogues (options.missing = 'skip'?), so their resamples cannot be compared"]
 
 
 def _shared_notes(rows: list[Row]) -> list[str]:
@@ -282,12 +286,12 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
                    _name_clash)
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
-    add_statistics(rows, config)
+    statistics_notes = add_statistics(rows, config)
     signature = board_signature(rows, {"bs": str(config.bootstrap), "seed": str(config.seed)}
                                 if _any_interval(rows) else {})
     for row in rows:
         row.warnings = [_relative_text(w, roots) for w in row.warnings]
-    notes = _shared_notes(rows) + _statistics_notes(rows, config)
+    notes = _shared_notes(rows) + _statistics_notes(rows, config) + statistics_notes
     return Leaderboard(config, signature, config.gold.name, scorer.gold_hash, rows,
                        sorted(invalid, key=lambda i: i.id), notes, scorer.scored)
 

@@ -15,13 +15,56 @@ metrics (in ``dst_eval``); metrics compare strings exactly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 
 GoldState = Mapping[str, "str | Sequence[str]"]
 PredState = Mapping[str, str]
+
+
+_STRS = frozenset({str})
+
+
+def check_n_slots(n_slots: int) -> int:
+    """``n_slots``, the size of the corpus slot list: an int >= 1 (a bool is a
+    ``TypeError``, 0 or less a ``ValueError``)."""
+    if isinstance(n_slots, bool) or not isinstance(n_slots, Integral):
+        raise TypeError(f"n_slots must be an int >= 1 (the size of the corpus slot list), "
+                        f"got {n_slots!r}")
+    if n_slots < 1:
+        raise ValueError(f"slot accuracy needs the corpus slot list (n_slots >= 1), got "
+                         f"{n_slots!r}")
+    return int(n_slots)
+
+
+def check_words(words: Iterable, name: str, noun: str = "words") -> None:
+    """An option that lists words or names (``unset_words``, ``slots``, ...): one string
+    would be read as its characters, so it is a ``TypeError``."""
+    if isinstance(words, str | bytes):
+        raise TypeError(f"{name} must be a list of {noun}, not the string {words!r:.80} "
+                        f"(give a list: [{words!r:.80}])")
+
+
+def string_set(items: object, row: int, side: str, what: str) -> set[str]:
+    """A turn given as a collection of strings (TRADE items, requested slots), as a set: a
+    string (its characters), a mapping (its keys) or an element that is not a string is a
+    ``TypeError`` naming the turn; ``side`` is ``"y_true"`` or ``"y_pred"``."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise TypeError(f"{side} turn {row}: {what} must be a set or list of strings, got "
+                        f"{type(items).__name__} {items!r:.80}")
+    try:
+        out = set(items)
+    except TypeError:  # an unhashable element
+        raise TypeError(f"{side} turn {row}: {what} must be a set or list of strings, got "
+                        f"{items!r:.80}") from None
+    for item in out if not _STRS.issuperset(map(type, out)) else ():
+        if not isinstance(item, str):
+            raise TypeError(f"{side} turn {row}: {what} must be a set or list of strings; "
+                            f"{item!r:.80} is not a string")
+    return out
 
 
 def as_variants(value: str | Sequence[str]) -> tuple[str, ...]:

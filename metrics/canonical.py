@@ -24,16 +24,20 @@ option             default           effect
 ``unset``          ``"blank+words"`` which values leave a slot unset (dropped, on both
                                      sides): the rules of :class:`Unset`; ``""`` = none
 ``unset_words``    ``none``,         the words of the ``words`` rule (MultiWOZ's
-                   ``not mentioned`` ``[values] unset``; compared after ``strip().lower()``)
+                   ``not mentioned`` ``[values] unset``; compared after ``strip().lower()``);
+                                     a list: one string is a ``TypeError``
 ``multi_value_slots`` ``()``         slots the ``multi-value-sort`` rule sorts
 ``zero_division``  ``"raise"``       when a metric is undefined (no turns, or no turn it
                                      counts): ``"raise"`` raises :class:`UndefinedMetric`
-                                     (a ``ValueError``); a number is returned instead
+                                     (a ``ValueError``); a finite number is returned
+                                     instead
 ================== ================= ==================================================
 
 States may be flat (``{"hotel-area": "north"}``) or nested (``{"hotel": {"area":
 "north"}}``); a gold value is a string or a sequence of acceptable variants. A slot
-spelled twice (after key spelling) takes its first value that is set. A value that is
+spelled twice (after key spelling) takes its first value that is set, in the order the
+CLI's reader reads a state (a nested domain's slots in the domain's place:
+:func:`~dst_eval.metrics.state_compare.flat_items`). A value that is
 not a string is a ``TypeError`` naming its turn and slot.
 
 ``None`` in ``y_pred`` means the turn was not predicted: it is scored wrong for every
@@ -45,14 +49,15 @@ naming the turn: a gold turn has a state (``{}`` when empty).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from dst_eval.metrics.base import Metric, TurnTable
+from dst_eval.metrics.base import Metric, TurnTable, check_words
 from dst_eval.metrics.normalization import RULE_TABLE_VERSION, Normalizer, Unset
-from dst_eval.metrics.state_compare import NO_GOLD_STATE, flat_state, gold_variants, turn_table
+from dst_eval.metrics.state_compare import NO_GOLD_STATE, flat_items, gold_variants, turn_table
 
 DEFAULT_NORM = f"basic-v{RULE_TABLE_VERSION}"
 DEFAULT_UNSET = "blank+words"
@@ -74,15 +79,17 @@ def resolve_zero_division(value: float, *, metric: str, zero_division: str | flo
     if zero_division == "raise":
         raise UndefinedMetric(f"{metric} is undefined ({reason}); pass zero_division=0.0 "
                               "(or another number) to get that value instead")
-    if isinstance(zero_division, bool) or not isinstance(zero_division, int | float):
-        raise ValueError(f"zero_division must be 'raise' or a number, got {zero_division!r}")
+    check_zero_division(zero_division)
     return float(zero_division)
 
 
 def check_zero_division(zero_division: str | float) -> None:
+    """``"raise"`` or a finite number (a bool, nan or an infinity is a ``ValueError``)."""
     if zero_division != "raise" and (isinstance(zero_division, bool)
-                                     or not isinstance(zero_division, int | float)):
-        raise ValueError(f"zero_division must be 'raise' or a number, got {zero_division!r}")
+                                     or not isinstance(zero_division, int | float)
+                                     or not math.isfinite(zero_division)):
+        raise ValueError(f"zero_division must be 'raise' or a finite number, got "
+                         f"{zero_division!r}")
 
 
 @lru_cache(maxsize=64)
@@ -107,8 +114,15 @@ def _spell_lower(key: str) -> str:
 def _key_speller(keys: str, aliases: Mapping[str, str] | None):
     if keys not in KEY_POLICIES:
         raise ValueError(f"keys must be one of {KEY_POLICIES}, got {keys!r}")
+    if aliases is not None and not isinstance(aliases, Mapping):
+        raise TypeError(f"aliases must be a mapping {{alias: canonical key}}, got "
+                        f"{aliases!r:.80}")
+    for pair in (aliases or {}).items():
+        if not all(isinstance(key, str) for key in pair):
+            raise TypeError(f"aliases: {pair[0]!r:.60} -> {pair[1]!r:.60} is not a pair of "
+                            "slot-key strings")
     spell = _spell_lower if keys == "lower" else str
-    table = {spell(str(a)): spell(str(t)) for a, t in (aliases or {}).items()}
+    table = {spell(a): spell(t) for a, t in (aliases or {}).items()}
     cache: dict[str, str] = {}
 
     def canonical(key: str) -> str:
@@ -138,6 +152,8 @@ def canonical_states(
     (turn not predicted) stays ``None``; a ``None`` gold state is a ``ValueError``."""
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
+    check_words(unset_words, "unset_words")
+    check_words(multi_value_slots, "multi_value_slots", "slot keys")
     norm_fn = normalizer(norm, frozenset(multi_value_slots))
     spell = _key_speller(keys, aliases)
     is_unset = Unset(unset, unset_words).test
@@ -147,7 +163,7 @@ def canonical_states(
         if state is None:
             raise ValueError(f"y_true turn {row}: {NO_GOLD_STATE}")
         gold: dict[str, tuple[str, ...]] = {}
-        for key, value in flat_state(state).items():
+        for key, value in flat_items(state):
             key = spell(_check_str(key, row, key, "gold"))
             kept = [v for v in gold_variants(key, value, row) if not is_unset(v)]
             if kept and key not in gold:
@@ -158,7 +174,7 @@ def canonical_states(
             pred_out.append(None)
             continue
         pred: dict[str, str] = {}
-        for key, value in flat_state(state).items():
+        for key, value in flat_items(state):
             key = spell(_check_str(key, row, key, "predicted"))
             if key not in pred and not is_unset(_check_str(value, row, key, "predicted")):
                 pred[key] = norm_fn(key, value)

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Unpack
 
 import numpy as np
-from dst_eval.metrics.base import GoldState, Metric, PredState, TurnTable, ratio
+from dst_eval.metrics.base import GoldState, Metric, PredState, TurnTable, check_words, ratio
 from dst_eval.metrics.canonical import (
     StateOptions,
     canonical_table,
@@ -54,6 +54,7 @@ class MeanDomainJointGoalAccuracy(Metric):
     name = "domain_joint_goal_accuracy_mean"
 
     def __init__(self, domains: Iterable[str]) -> None:
+        check_words(domains, "domains", "domain names")
         self.parts = [DomainJointGoalAccuracy(d) for d in sorted(set(domains))]
         if not self.parts:
             raise ValueError("the per-domain JGA mean needs at least one domain")

@@ -3,8 +3,10 @@
     IA = Σ_{t∈G} 1[Î_t(s) = I_t(s) for every service s] / |G|
 
 over the turns G with at least one gold active intent, where I_t(s) is the gold intent
-of service s and Î_t(s) the predicted one. (The SGD compatibility profile scores
-intents per frame, NONE included; see ``dst_eval.profiles.sgd_official``.)
+of service s and Î_t(s) the predicted one. An intent ``NONE`` (SGD's inactive frame) is
+no intent, on both sides, as the CLI's loaders read it. (The SGD compatibility profile
+scores intents per frame, NONE included, with its own code; see
+``dst_eval.profiles.sgd_official``.)
 """
 
 from __future__ import annotations
@@ -28,7 +30,15 @@ def active_intent_accuracy(y_true: Sequence[Mapping[str, str]],
                            zero_division: str | float = "raise") -> float:
     """Share of turns (with a gold intent) whose every service's intent is predicted right.
 
-    No turn with a gold intent: :class:`UndefinedMetric`, or ``zero_division``.
+    A turn is a mapping ``{service: intent}``; an intent ``"NONE"`` is no intent, on both
+    sides (``{"Hotels_1": "ReserveHotel", "Travel_1": "NONE"}`` has one active intent, and
+    a turn whose intents are all ``NONE`` is not counted). A turn that is not a mapping is
+    a ``TypeError`` naming it. No turn with a gold intent: :class:`UndefinedMetric`, or
+    ``zero_division``.
+
+    >>> active_intent_accuracy([{"Hotels_1": "ReserveHotel", "Travel_1": "NONE"}],
+    ...                        [{"Hotels_1": "ReserveHotel"}])
+    1.0
 
     ``None`` in ``y_pred``: a turn not predicted, wrong when it has a gold intent (the
     CLI's ``--missing wrong``)."""

@@ -60,7 +60,9 @@ def requested_slots_precision_recall_f1(y_true: Sequence[Iterable[str]],
                                         ) -> tuple[float, float, float]:
     """Micro requested-slot precision, recall and F1.
 
-    No turns: :class:`UndefinedMetric`, or ``zero_division`` for all three.
+    Each turn is a set or list of ``domain-slot`` strings: a string (its characters) or a
+    mapping is a ``TypeError`` naming the turn. No turns: :class:`UndefinedMetric`, or
+    ``zero_division`` for all three.
 
     ``None`` in ``y_pred``: a turn not predicted, every requested slot of it missed (the
     CLI's ``--missing wrong``, which for these micro values equals predicting none)."""

@@ -115,16 +115,25 @@ def _exact(pred: str, variants: tuple[str, ...]) -> bool:
     return pred in variants
 
 
+def flat_items(state: Mapping) -> Iterable[tuple[Any, Any]]:
+    """A state's ``(key, value)`` pairs in the order the CLI's reader reads them
+    (``dst_eval.predictions.turns``): ``{"domain": {"slot": v}}`` gives ``("domain-slot",
+    v)`` in the domain's place. A slot given twice keeps the first value that is set."""
+    if _FLAT_VALUES.issuperset(map(type, state.values())):
+        return state.items()
+    return [pair for key, value in state.items() for pair in (
+        [(f"{key}-{slot}", inner) for slot, inner in value.items()]
+        if isinstance(value, Mapping) else [(key, value)])]
+
+
 def flat_state(state: Mapping) -> Mapping:
-    """``{"domain": {"slot": v}}`` -> ``{"domain-slot": v}``; flat states are returned as is."""
+    """``{"domain": {"slot": v}}`` -> ``{"domain-slot": v}``, a slot given twice keeping its
+    first value (:func:`flat_items` order) that is not ``None``; a flat state as is."""
     if _FLAT_VALUES.issuperset(map(type, state.values())):
         return state
     flat: dict = {}
-    for key, value in state.items():
-        if isinstance(value, Mapping):
-            for slot, inner in value.items():
-                flat[f"{key}-{slot}"] = inner
-        else:
+    for key, value in flat_items(state):
+        if flat.get(key) is None:
             flat[key] = value
     return flat
 
@@ -179,6 +188,8 @@ def _dialogue_numbers(dialogue_ids: Sequence[str] | None, n: int) -> tuple[np.nd
     a dialogue whose turns are not consecutive is a ``ValueError``."""
     if dialogue_ids is None:
         return np.zeros(n, dtype=np.int64), ["all"] if n else []
+    if isinstance(dialogue_ids, str | bytes):
+        raise TypeError(f"dialogue_ids must be a list of ids, one per turn: {dialogue_ids!r:.80}")
     if len(dialogue_ids) != n:
         raise ValueError(f"dialogue_ids has {len(dialogue_ids)} entries for {n} turns")
     numbers = {d: number for number, d in enumerate(dict.fromkeys(dialogue_ids))}
@@ -467,8 +478,6 @@ def _loop_columns(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None
     cols["unpredicted"] = (~present).astype(float)
     cols["unpredicted_gold"] = cols["unpredicted"] * cols["n_gold"]
     return cols
-
-
 
 
 def _predicted_mask(predicted: Sequence[bool] | np.ndarray | None, n: int) -> np.ndarray:

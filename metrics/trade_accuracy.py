@@ -26,13 +26,15 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
-from dst_eval.metrics.base import Metric, ratio
+from dst_eval.metrics.base import Metric, check_n_slots, ratio, string_set
 
 
 def trade_slot_errors(y_true: Sequence[Collection[str]],
                       y_pred: Sequence[Collection[str] | None]) -> np.ndarray:
     """Per-turn TRADE error count |M_t| + |W_t| from ``domain-slot-value`` string sets
-    (a ``None`` prediction counted as the empty set here)."""
+    (a ``None`` prediction counted as the empty set here). A turn that is a mapping (a
+    ``{slot: value}`` state) or a string, or holds an item that is not a string, is a
+    ``TypeError`` naming the turn."""
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
     errors = np.zeros(len(y_true))
@@ -40,7 +42,9 @@ def trade_slot_errors(y_true: Sequence[Collection[str]],
         if gold_items is None:
             raise ValueError(f"y_true turn {row}: the gold state is None (a gold turn needs a "
                              "state, an empty set when empty)")
-        gold, pred = set(gold_items), set(pred_items or ())
+        gold = string_set(gold_items, row, "y_true", "a TRADE state (domain-slot-value items)")
+        pred = (set() if pred_items is None else
+                string_set(pred_items, row, "y_pred", "a TRADE state (domain-slot-value items)"))
         missed = gold - pred
         missed_slots = {g.rsplit("-", 1)[0] for g in missed}
         wrong = sum(1 for p in pred - gold if p.rsplit("-", 1)[0] not in missed_slots)
@@ -55,9 +59,7 @@ class TradeSlotAccuracy(Metric):
     columns = ("trade_errors", "turn")
 
     def __init__(self, n_slots: int) -> None:
-        if n_slots <= 0:
-            raise ValueError("TRADE slot accuracy needs the corpus slot list (n_slots > 0)")
-        self.n_slots = n_slots
+        self.n_slots = check_n_slots(n_slots)
 
     def from_sums(self, sums: Mapping[str, np.ndarray | float]) -> np.ndarray | float:
         return 1.0 - ratio(sums["trade_errors"], np.asarray(sums["turn"]) * self.n_slots)
@@ -70,7 +72,10 @@ def trade_slot_accuracy(y_true: Sequence[Collection[str]],
 
     ``None`` in ``y_pred``: a turn not predicted, all ``n_slots`` slots wrong whatever its
     gold (the CLI's ``--missing wrong``; an empty set predicts the empty state); ``None``
-    in ``y_true``: a ``ValueError``.
+    in ``y_true``: a ``ValueError``. A turn is a set (or list) of ``domain-slot-value``
+    strings: a ``{slot: value}`` mapping or a string is a ``TypeError`` naming the turn.
+    ``n_slots`` is an int >= 1 (a bool is a ``TypeError``). As TRADE's ``compute_acc``, a
+    turn with more errors than ``n_slots`` (items of slots outside the list) scores below 0.
 
     >>> trade_slot_accuracy([{"餐馆-人均消费-50-100元"}], [{"餐馆-人均消费-100-150元"}], n_slots=26)
     0.9230769230769231
@@ -78,6 +83,7 @@ def trade_slot_accuracy(y_true: Sequence[Collection[str]],
     from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
 
     check_zero_division(zero_division)
+    n_slots = check_n_slots(n_slots)
     if not len(y_true):
         return resolve_zero_division(float("nan"), metric=TradeSlotAccuracy.name,
                                      zero_division=zero_division, reason="no turns")

@@ -222,7 +222,9 @@ def test_the_metric_function_list_is_complete():
     # undefined on a non-empty input too (no gold slot anywhere): same rule
     with pytest.raises(ValueError, match="average_goal_accuracy is undefined"):
         M.average_goal_accuracy([{}], [{}])
-    assert math.isnan(M.average_goal_accuracy([{}], [{}], zero_division=math.nan))
+    assert M.average_goal_accuracy([{}], [{}], zero_division=0.5) == 0.5
+    with pytest.raises(ValueError, match="finite"):  # never a nan, even when asked for
+        M.average_goal_accuracy([{}], [{}], zero_division=math.nan)
 
 
 HYPS = ["the cat sat on the mat", "a dog ran"]

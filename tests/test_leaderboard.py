@@ -329,6 +329,26 @@ def test_cache_dir_in_the_gold_folder_is_a_usage_error(small, tmp_path, capsys):
         p.name for p in small.gold_dir.iterdir())
 
 
+def test_look_alike_names_are_refused(small):
+    """A name with a word mixing Latin and Cyrillic letters is refused; a full-width
+    spelling of a name on the board clashes with it (NFKC); one-script names of other
+    scripts are names like any other."""
+    assert build(small)[0] == 0
+    sample = small.files["sample.json"]
+    wide = "\uff4f\uff52\uff41\uff43\uff4c\uff45"  # full-width "oracle"
+    for file, name in (("cyrillic.json", "\u041eracle"), ("wide.json", wide),
+                       ("greek.json", "\u039c\u03bf\u03bd\u03c4\u03ad\u03bb\u03bf")):
+        (small.subs / file).write_bytes(orjson.dumps(
+            {"metadata": {"name": name}, "predictions": without_state(sample, len(file) % 3)}))
+    code, data, _, _ = build(small)
+    reasons = {i["file"]: i["reason"] for i in data["invalid"]}
+    assert code == 3 and set(reasons) == {"cyrillic.json", "wide.json"}
+    assert reasons["cyrillic.json"].startswith("metadata 'name' mixes Latin, Greek or Cyrillic "
+                                               "letters in the word '\u041eracle'")
+    assert reasons["wide.json"].startswith(f"name '{wide}' is already used by oracle.json")
+    assert "\u039c\u03bf\u03bd\u03c4\u03ad\u03bb\u03bf" in {row["name"] for row in data["rows"]}
+
+
 def test_no_states_gives_a_note_and_no_rank(small):
     responses_only = {d: [{"response": "hello"} for _ in turns]
                       for d, turns in small.files["sample.json"].items()}

@@ -42,6 +42,7 @@ from dst_eval.leaderboard.submissions import (
     Refused,
     clean_metadata,
     discover,
+    name_key,
 )
 from dst_eval.signature import Signature
 from dst_eval.significance import few_dialogues_note, few_resamples_note
@@ -282,7 +283,7 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
         progress("ranking and significance tests", len(candidates), len(candidates))
     rows = _unique(rows, invalid, existing, lambda row: scorer.contents[row.id],
                    _same_predictions)
-    rows = _unique(rows, invalid, existing, lambda row: row.metadata["name"].casefold(),
+    rows = _unique(rows, invalid, existing, lambda row: name_key(row.metadata["name"]),
                    _name_clash)
     _check_metric_names(rows, config)
     rows = rank_rows(rows, config)
@@ -344,7 +345,7 @@ def _unique(rows: list[Row], invalid: list[Invalid], existing: set[str],
 def _name_clash(row: Row, group: list[Row], holder: Row | None) -> str:
     if holder is not None:
         return (f"name {row.metadata['name']!r} is already used by {holder.id} (names must "
-                "be unique, ignoring case); choose another name")
+                "be unique, ignoring case and compatibility forms); choose another name")
     return (f"name {row.metadata['name']!r} is used by "
             f"{', '.join(r.id for r in group if r is not row)} too; names must be unique")
 

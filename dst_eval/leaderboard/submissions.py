@@ -17,6 +17,7 @@ import hashlib
 import os
 import re
 import tomllib
+import unicodedata
 import zipfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -249,6 +250,27 @@ def visible(text: str) -> str:
         if UNSAFE.search(text) else text
 
 
+LOOKALIKE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
+"""Scripts with letters that look alike (Latin O, Greek Ο, Cyrillic О): a word mixing them
+is a look-alike of another name, as browsers treat mixed-script domain names."""
+
+
+def mixed_script_word(text: str) -> str | None:
+    """The first word of ``text`` whose letters come from two of :data:`LOOKALIKE_SCRIPTS`
+    (``"Оracle"`` with a Cyrillic О), or None."""
+    for word in re.findall(r"\w+", text):
+        scripts = {unicodedata.name(c, "?").split(" ", 1)[0] for c in word if c.isalpha()}
+        if len(scripts & LOOKALIKE_SCRIPTS) > 1:
+            return word
+    return None
+
+
+def name_key(name: str) -> str:
+    """What two submission names must not share: the name after NFKC (full-width and other
+    compatibility forms) and case folding."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def clean_metadata(raw: Mapping[str, Any], *, default_name: str,
                    allowed: Sequence[str] = METADATA_KEYS) -> tuple[dict[str, Any], list[str]]:
     """Checked metadata ``{name, authors, paper, code, model_size, description}`` and notes."""
@@ -258,6 +280,10 @@ def clean_metadata(raw: Mapping[str, Any], *, default_name: str,
         notes.append(f"ignored metadata keys: {', '.join(map(str, ignored))}")
     meta: dict[str, Any] = {"name": _text(raw.get("name", default_name), "name", 80),
                             "authors": []}
+    if (word := mixed_script_word(meta["name"])) is not None:
+        raise Refused(f"metadata 'name' mixes Latin, Greek or Cyrillic letters in the word "
+                      f"{visible(word)!r} (a look-alike of another name?); spell each word "
+                      "in one script")
     authors = raw.get("authors", [])
     authors = [authors] if isinstance(authors, str) else authors
     if not isinstance(authors, list) or len(authors) > MAX_AUTHORS:

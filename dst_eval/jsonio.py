@@ -143,9 +143,10 @@ ZIP_MIN_LIMIT = 1 << 28
 class ZipBudget:
     """What the members read from one zip may expand to in all: :data:`ZIP_EXPANSION` times
     the archive's size, at least :data:`ZIP_MIN_LIMIT`, by their declared sizes. A member
-    beyond it is refused unread (``error``): a zip bomb. (:mod:`zipfile` yields no more
-    than a member's declared size: a member that expands further fails its CRC check.)
-    Every zip member dst-eval reads whole is taken from one (predictions, gold)."""
+    beyond it is refused unread (``error``): a zip bomb. A member is then inflated no
+    further than its declared size (:func:`read_declared`), so a member that under-declares
+    its size cannot expand beyond the budget either. Every zip member dst-eval reads whole
+    is taken from one (predictions, gold)."""
 
     def __init__(self, archive_size: int, *, file: str, error: ErrorType) -> None:
         self.left = max(ZIP_MIN_LIMIT, ZIP_EXPANSION * archive_size)
@@ -154,10 +155,24 @@ class ZipBudget:
     def take(self, info: zipfile.ZipInfo) -> None:
         """Count member ``info`` in; ``error`` when it does not fit."""
         if info.file_size > self.left:
-            raise self.error(f"member {info.filename} expands to more than {ZIP_EXPANSION} "
-                             f"times the archive's size (and over {ZIP_MIN_LIMIT >> 20} MiB): "
-                             "refused as a zip bomb", file=self.file)
+            raise self.error(f"member {info.filename} would take the members read to more "
+                             f"than {ZIP_EXPANSION} times the archive's size (and over "
+                             f"{ZIP_MIN_LIMIT >> 20} MiB): refused as a zip bomb",
+                             file=self.file)
         self.left -= info.file_size
+
+
+def read_declared(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The bytes of member ``info``, inflated no further than its declared size: zipfile
+    inflates at most what it is asked for and checks the CRC-32 once the declared size is
+    reached, so a member whose data goes on (a bomb declaring a small size) or differs is
+    :class:`zipfile.BadZipFile` ("Bad CRC-32"), never more memory. (``archive.read`` asks
+    for everything: a member declaring 200 bytes of a 1 GiB stream took 2 GB.)"""
+    with archive.open(info) as member:
+        data = member.read(info.file_size) if info.file_size else b""
+    if len(data) != info.file_size:
+        raise zipfile.BadZipFile(f"member {info.filename} is shorter than it declares")
+    return data
 
 
 def iter_zip_bytes(
@@ -175,8 +190,9 @@ def iter_zip_bytes(
                 if n.endswith(".json") and not n.startswith("__MACOSX/")
             )
             for name in names:
-                budget.take(archive.getinfo(name))
-                data = archive.read(name)  # at most its declared size (more: a CRC error)
+                info = archive.getinfo(name)
+                budget.take(info)
+                data = read_declared(archive, info)
                 yield name, data[3:] if data[:3] == BOM else data
     except zipfile.BadZipFile:
         raise error("not a valid zip file", file=str(path)) from None

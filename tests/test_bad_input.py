@@ -484,7 +484,7 @@ def test_a_zip_bomb_of_predictions_is_refused_unread(tmp_path, capsys, gold_samp
     monkeypatch.setattr(jsonio, "ZIP_MIN_LIMIT", 1 << 20)
     code, err = run_cli(capsys, str(bomb), "--gold", str(gold))
     [line] = err.strip().splitlines()
-    assert code == 3 and f"{bomb}: member p.json expands to more than 200 times" in line
+    assert code == 3 and f"{bomb}: member p.json would take the members read to more than 200 times" in line
     lying = bytearray(bomb.read_bytes())  # declares 10 bytes: expanded, it fails its CRC
     lying[22:26] = struct.pack("<I", 10)
     central = lying.find(b"PK\x01\x02")
@@ -520,7 +520,49 @@ def test_a_zip_bomb_of_gold_is_refused_unread(tmp_path, capsys, gold_samples, mo
     monkeypatch.setattr(jsonio, "ZIP_MIN_LIMIT", 1 << 20)
     code, err = run_cli(capsys, preds, *args)
     [line] = err.strip().splitlines()
-    assert code == 4 and f"{bomb}: member " in line and "expands to more than 200 times" in line
+    assert code == 4 and f"{bomb}: member " in line and "would take the members read to more than 200 times" in line
+
+
+def _lying_zip(path, name: str, head: bytes, expanded: int, declared: int) -> None:
+    """A zip whose one member declares ``declared`` bytes but inflates to ``expanded``."""
+    import struct
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = packer.compress(head) + b"".join(
+        packer.compress(b" " * (1 << 20)) for _ in range(expanded >> 20)) + packer.flush()
+    encoded = name.encode()
+    local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 8, 0, 0, 0, len(data),
+                        declared, len(encoded), 0) + encoded
+    central = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, 0,
+                          len(data), declared, len(encoded), 0, 0, 0, 0, 0, 0) + encoded
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 1, 1, len(central),
+                      len(local) + len(data), 0)
+    path.write_bytes(local + data + central + end)
+
+
+@pytest.mark.parametrize("as_gold", [False, True])
+def test_a_zip_member_that_under_declares_its_size_is_not_inflated(tmp_path, capsys,
+                                                                   gold_samples, as_gold):
+    """A member declaring 200 bytes of a 64 MiB stream (a 64 KB zip) is refused as an invalid
+    zip after inflating no more than it declares: peak memory stays far below the stream
+    (it used to inflate it whole, twice for gold: a 1 GiB stream took 3 GB)."""
+    import tracemalloc
+
+    lie = tmp_path / "lie.zip"
+    _lying_zip(lie, "data.json", b'{"PMUL0001.json": {"goal": {}, "log": []}', 64 << 20, 200)
+    assert lie.stat().st_size < 1 << 20
+    folder = gold_samples / "multiwoz21"
+    argv = ((str(folder / "predictions.json"), "--gold", str(lie), "--corpus", "multiwoz21")
+            if as_gold else (str(lie), "--gold", str(folder), "--split", "test"))
+    tracemalloc.start()
+    try:
+        code, err = run_cli(capsys, *argv)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == (4 if as_gold else 3) and "not a valid zip file" in err, err
+    assert peak < 32 << 20, peak
 
 
 def test_gold_problems_exit_4_and_a_bom_is_accepted(tmp_path, capsys, gold_samples):

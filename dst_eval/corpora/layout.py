@@ -23,7 +23,7 @@ from typing import Any
 from dst_eval.corpora.digests import PendingDigest, gold_file, resolved
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
-from dst_eval.jsonio import ZipBudget, parse_json_bytes, read_bytes
+from dst_eval.jsonio import ZipBudget, parse_json_bytes, read_bytes, read_declared
 
 HEAD_BYTES = 1 << 16
 ErrorType = type[DstEvalError]
@@ -178,11 +178,11 @@ def read_member(archive: zipfile.ZipFile, name: str) -> bytes:
     if (info.compress_type != zipfile.ZIP_DEFLATED or info.flag_bits & _READ_BY_ZIPFILE
             or type(fp) is not io.BytesIO
             or info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 64):
-        return archive.read(name)
+        return read_declared(archive, info)
     with fp.getbuffer() as data:
         content = _inflate(data, info, archive.metadata_encoding or "cp437")
     if content is None or len(content) != info.file_size or zlib.crc32(content) != info.CRC:
-        return archive.read(name)
+        return read_declared(archive, info)  # zipfile's errors, within the declared size
     return content
 
 
@@ -202,8 +202,9 @@ def _inflate(data: memoryview, info: zipfile.ZipInfo, encoding: str) -> bytes | 
     if magic != b"PK\x03\x04" or name != info.orig_filename:
         return None
     begin = start + name_length + extra_length
-    try:
-        return zlib.decompress(data[begin:begin + info.compress_size], -15, info.file_size)
+    try:  # no further than one byte past the declared size: a longer stream is a lie
+        return zlib.decompressobj(-15).decompress(data[begin:begin + info.compress_size],
+                                                  info.file_size + 1)
     except zlib.error:
         return None
 

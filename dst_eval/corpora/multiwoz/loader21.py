@@ -212,7 +212,7 @@ def _read(path: Path, log: FileLog
         try:
             with log.open_zip(path) as archive:
                 member = _data_member(archive, path)
-                file = f"{path}:{member}"
+                file = archive.name(member)
                 data = _decode(archive.read(member), file)
                 folder = PurePosixPath(member).parent  # list files next to the data only
                 names = {PurePosixPath(n).name: n for n in archive.namelist()
@@ -220,7 +220,7 @@ def _read(path: Path, log: FileLog
                 for split, stem in LIST_FILES.items():
                     for suffix in LIST_SUFFIXES:
                         if stem + suffix in names:
-                            name = f"{path}:{names[stem + suffix]}"
+                            name = archive.name(names[stem + suffix])
                             ids = _parse_id_list(archive.read(names[stem + suffix]), name)
                             lists[split] = (name, ids)
                             break

@@ -65,7 +65,7 @@ from dst_eval.gold import (
     freeze_mapping,
     freeze_state,
 )
-from dst_eval.jsonio import ZipBudget, iter_jsonl, parse_json_bytes, read_bytes
+from dst_eval.jsonio import ZipBudget, iter_jsonl, parse_json_bytes, read_bytes, read_declared
 
 CORPUS = "multiwoz22"
 SPLIT_FOLDERS = {
@@ -110,7 +110,7 @@ def sniff(path: str | Path) -> bool:
                     return False
                 ZipBudget(path.stat().st_size, file=str(path), error=GoldDataError).take(
                     archive.getinfo(names[0]))  # a zip bomb is not sniffed: not 2.2
-                data = archive.read(names[0])
+                data = read_declared(archive, archive.getinfo(names[0]))
             return _looks_like_dialogues(parse_json_bytes(data, file=f"{path}:{names[0]}"))
         if path.suffix == ".jsonl":
             for _lineno, record in iter_jsonl(path):
@@ -238,17 +238,14 @@ def _collect_zip(path: Path, split: str | None, log: FileLog
             folder = PurePosixPath(folders[0])
             members = [n for n in members if PurePosixPath(n).parent == folder]
             blobs = [
-                (f"{path}:{n}", parse_json_bytes(archive.read(n), file=f"{path}:{n}"))
+                (archive.name(n), archive.read_json(n))
                 for n in members
             ]
             schema_blob = None
             for candidate in (folder / "schema.json", folder.parent / "schema.json"):
                 name = str(candidate).removeprefix("./")
                 if name in archive.namelist():
-                    schema_blob = (
-                        f"{path}:{name}",
-                        parse_json_bytes(archive.read(name), file=f"{path}:{name}"),
-                    )
+                    schema_blob = (archive.name(name), archive.read_json(name))
                     break
     except zipfile.BadZipFile:
         raise GoldDataError("not a valid zip file", file=str(path)) from None

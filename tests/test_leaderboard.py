@@ -297,8 +297,56 @@ def test_copies_of_predictions_and_of_the_gold_are_refused(small):
                                             "the board)")
     assert reasons["new1.json"].startswith("the same predictions as new2.json, byte for byte")
     assert reasons["new2.json"].startswith("the same predictions as new1.json, byte for byte")
-    assert reasons["gold.json"] == ("a copy of the board's gold file dialogues_001.json: a "
+    assert reasons["gold.json"] == ("holds a copy of the board's gold file "
+                                    "dialogues_001.json: a "
                                     "submission holds a system's predictions")
+
+
+def test_a_board_published_with_two_identical_rows_keeps_one(small):
+    """A board published before copies were refused may hold two byte-identical rows: the
+    first by id stays, the other is refused (both used to be refused, and lost)."""
+    assert build(small)[0] == 0
+    (small.subs / "copy.json").write_bytes((small.subs / "sample.json").read_bytes())
+    published = json.loads((small.out / "leaderboard.json").read_text(encoding="utf-8"))
+    published["rows"].append({**published["rows"][-1], "submission": "copy.json"})
+    (small.out / "leaderboard.json").write_text(json.dumps(published), encoding="utf-8")
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert sorted(row["submission"] for row in data["rows"]) == [
+        "copy.json", "oracle.json", "worse.json"]
+    [invalid] = data["invalid"]
+    assert (invalid["file"], invalid["reason"]) == (
+        "sample.json", "the same predictions as copy.json (already on the board), byte for "
+        "byte: one set of predictions is one submission")
+
+
+def test_an_sgd_folder_holding_a_gold_file_is_refused_but_not_for_its_schema(
+        gold_samples, tmp_path, capsys):
+    """A gold dialogue file in an SGD-style prediction folder is a copy of the gold (a 100 %
+    row); the schema.json such folders carry is skipped by the reader and is no copy."""
+    gold = gold_samples / "sgd"
+    subs = tmp_path / "subs"
+    for name, files in (("copied", ("dialogues_001.json", "schema.json")),
+                        ("own", ("schema.json",))):
+        (subs / name).mkdir(parents=True)
+        for file in files:
+            shutil.copy(gold / file, subs / name / file)
+    predictions = json.loads((gold / "dialogues_001.json").read_text(encoding="utf-8"))
+    predictions[0]["turns"][0]["frames"][0]["state"]["slot_values"] = {}
+    (subs / "own" / "dialogues_001.json").write_text(json.dumps(predictions))
+    config = write_config(tmp_path / "board.toml", gold=gold, corpus="sgd", bootstrap=50,
+                          sources=[{"dir": str(subs), "glob": ["*"]}])
+    assert run_leaderboard([str(config), "--output-dir", str(tmp_path / "out")]) == 3
+    data = json.loads((tmp_path / "out" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert [row["submission"] for row in data["rows"]] == ["own"]
+    assert [(i["file"], i["reason"]) for i in data["invalid"]] == [
+        ("copied", "holds a copy of the board's gold file dialogues_001.json: a submission "
+                   "holds a system's predictions")]
+    # the refused one was neither scored nor served from the cache
+    assert ("2 submissions: 1 ranked, 0 unranked, 1 invalid; 1 scored, 0 from the cache"
+            in capsys.readouterr().err)
+    assert run_leaderboard([str(config), "--output-dir", str(tmp_path / "out")]) == 3
+    assert "; 0 scored, 1 from the cache" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("bootstrap", "expected"), [
@@ -875,8 +923,8 @@ def test_names_differing_only_by_case_keep_the_existing_submission(small, capsys
     assert [row["submission"] for row in data["rows"]] == ["oracle.json", "sample.json",
                                                           "worse.json"]
     assert data["invalid"] == [{"file": "twin.json", "reason": (
-        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case); "
-        "choose another name")}]
+        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case "
+        "and compatibility forms); choose another name")}]
     capsys.readouterr()
     code = run_leaderboard([str(small.config), "--output-dir", str(small.out), "--check",
                             str(small.subs / "twin.json")])

@@ -107,7 +107,7 @@ def run_leaderboard(argv: Sequence[str]) -> int:
     if not args.quiet:
         print(f"{len(board.rows) + len(board.invalid)} submissions: {ranked} ranked, "
               f"{len(board.rows) - ranked} unranked, {len(board.invalid)} invalid; "
-              f"{len(board.scored)} scored, the others from the cache", file=sys.stderr)
+              f"{len(board.scored)} scored, {len(board.cached)} from the cache", file=sys.stderr)
         print("wrote " + ", ".join(str(p) for p in paths), file=sys.stderr)
     for invalid in board.invalid:
         print(f"invalid: {invalid.id}: {invalid.reason}", file=sys.stderr)

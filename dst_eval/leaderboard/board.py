@@ -93,6 +93,9 @@ class Leaderboard:
     invalid: list[Invalid]
     notes: list[str]
     scored: list[str]
+    cached: list[str] = field(default_factory=list)
+    """Ids of the submissions whose entry the cache served (the others were scored, or
+    refused before scoring)."""
 
     @property
     def ranked(self) -> list[Row]:
@@ -294,7 +297,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
         row.warnings = [_relative_text(w, roots) for w in row.warnings]
     notes = _shared_notes(rows) + _statistics_notes(rows, config) + statistics_notes
     return Leaderboard(config, signature, config.gold.name, scorer.gold_hash, rows,
-                       sorted(invalid, key=lambda i: i.id), notes, scorer.scored)
+                       sorted(invalid, key=lambda i: i.id), notes, scorer.scored,
+                       scorer.cached)
 
 
 def board_signature(rows: list[Row], fields: Mapping[str, str]) -> str:
@@ -326,15 +330,16 @@ def published_ids(path: Path | None) -> set[str] | None:
 def _unique(rows: list[Row], invalid: list[Invalid], existing: set[str],
             key: Callable[[Row], str], reason: Callable[[Row, list[Row], Row | None], str]
             ) -> list[Row]:
-    """Rows whose ``key`` no other row shares, or that hold it as the one ``existing``
-    submission with it; the others become invalid, with ``reason(row, group, holder)``."""
+    """Rows whose ``key`` no other row shares, or that hold it as the ``existing``
+    submission with it (the first by id, when a board published before this check holds
+    several); the others become invalid, with ``reason(row, group, holder)``."""
     groups: dict[str, list[Row]] = {}
     for row in rows:
         groups.setdefault(key(row), []).append(row)
     refused: set[str] = set()
     for group in groups.values():
-        holders = [row for row in group if row.id in existing]
-        holder = holders[0] if len(holders) == 1 else None
+        holders = sorted((row for row in group if row.id in existing), key=lambda r: r.id)
+        holder = holders[0] if holders else None
         for row in group:
             if len(group) > 1 and row is not holder:
                 refused.add(row.id)
@@ -353,9 +358,10 @@ def _name_clash(row: Row, group: list[Row], holder: Row | None) -> str:
 def _same_predictions(row: Row, group: list[Row], holder: Row | None) -> str:
     others = ", ".join(r.id for r in ([holder] if holder else group) if r is not row)
     on_board = " (already on the board)" if holder else ""
+    hint = (" (a metadata file names a system's own predictions file)"
+            if any(r.id.endswith(".toml") for r in group) else "")
     return (f"the same predictions as {others}{on_board}, byte for byte: one set of "
-            "predictions is one submission (a metadata file names a system's own "
-            "predictions file)")
+            f"predictions is one submission{hint}")
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

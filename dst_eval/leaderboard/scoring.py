@@ -121,6 +121,8 @@ class Scorer:
     """The options in the cache key, resource paths replaced by their content hashes."""
     scored: list[str] = field(default_factory=list)
     """Ids of the submissions evaluated (not taken from the cache) in this run."""
+    cached: list[str] = field(default_factory=list)
+    """Ids of the submissions whose entry the cache served in this run."""
     reads: Inputs = field(init=False)
     """Everything read in this run while loading the gold data and scoring (but the
     submissions themselves)."""
@@ -167,17 +169,20 @@ class Scorer:
             if zipped:  # measuring stopped at the limit
                 raise Refused(f"over the {limit} once decompressed")
             raise Refused(f"{size / MB:.3g} MB is over the {limit}")
-        identity = submission_key(candidate.predictions)
+        files: list[str] = []
+        identity = submission_key(candidate.predictions, files)
         self.contents[candidate.id] = identity[-1]
-        gold = next((f for f in self.gold.files if f.sha256 == identity[-1]), None)
-        if gold is not None:
-            raise Refused(f"a copy of the board's gold file {Path(gold.path).name}: a "
+        gold = next((f for f in self.gold.files if f.sha256 in files  # a file, or one of
+                     and Path(f.path).name != "schema.json"), None)  # a folder's (SGD's:
+        if gold is not None:  # its reader skips the schema.json prediction folders carry)
+            raise Refused(f"holds a copy of the board's gold file {Path(gold.path).name}: a "
                           "submission holds a system's predictions")
         key = self.key(identity)
         if use_cache:
             cached = self.cache.get(key, self.digests, self.config.bootstrap)
             if cached is not None:
                 self.served.update((i.kind, i.path) for i in cached.inputs)
+                self.cached.append(candidate.id)
                 return cached
         with Recording() as recording:
             try:

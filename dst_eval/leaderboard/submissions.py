@@ -195,27 +195,34 @@ def zip_size(path: Path, limit: int | None, *, chunk: int = 1 << 20) -> int:
     return total
 
 
-def content_hash(path: Path) -> str:
+def content_hash(path: Path, files: list[str] | None = None) -> str:
     """sha256 of a file's bytes; for a directory, sha256 over its files in sorted order,
     each framed unambiguously: its relative name (length-prefixed), its size and the sha256
-    of its bytes (fixed length), so no two different file sets give the same sequence."""
+    of its bytes (fixed length), so no two different file sets give the same sequence.
+    ``files`` receives the sha256 (hex) of each file hashed."""
     if path.is_file():
-        return _file_sha256(path)[1].hex()
-    digest = hashlib.sha256(b"dst-eval directory\x00")
+        digest = _file_sha256(path)[1].hex()
+        if files is not None:
+            files.append(digest)
+        return digest
+    combined = hashlib.sha256(b"dst-eval directory\x00")
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
         name = os.fsencode(file.relative_to(path).as_posix())  # the bytes, UTF-8 or not
         size, sha = _file_sha256(file)
-        digest.update(b"%d:%s%d:%s" % (len(name), name, size, sha))
-    return digest.hexdigest()
+        combined.update(b"%d:%s%d:%s" % (len(name), name, size, sha))
+        if files is not None:
+            files.append(sha.hex())
+    return combined.hexdigest()
 
 
-def submission_key(path: Path) -> list[str]:
+def submission_key(path: Path, files: list[str] | None = None) -> list[str]:
     """What identifies a submission in the cache key: a file's name (its suffix decides how
     it is read: ``.zip``, ``.jsonl``, ...) and content hash, or a directory's content hash,
-    each tagged with its kind (a file's bytes can never stand for a directory)."""
+    each tagged with its kind (a file's bytes can never stand for a directory). ``files``
+    receives the sha256 of each file (:func:`content_hash`)."""
     if path.is_file():
-        return ["file", path.name, content_hash(path)]
-    return ["dir", content_hash(path)]
+        return ["file", path.name, content_hash(path, files)]
+    return ["dir", content_hash(path, files)]
 
 
 def _file_sha256(path: Path) -> tuple[int, bytes]:

@@ -281,11 +281,9 @@ class EvalOptions:
         """A copy with ``overrides`` (loose spellings accepted), validated again. An override
         of None is not given: the value stays (a wrapper passing ``profile=args.profile``
         keeps the profile of ``options``)."""
+        _parsed(overrides)  # every name checked, None ones included
         given = {key: value for key, value in overrides.items() if value is not None}
-        if not given:
-            _parsed(overrides)  # unknown names are still refused
-            return self
-        return dataclasses.replace(self, **_parsed(given))
+        return dataclasses.replace(self, **_parsed(given)) if given else self
 
     def as_dict(self) -> dict[str, Any]:
         """Field name -> value (paths as strings), e.g. for a JSON record of a run."""
@@ -305,14 +303,16 @@ def _parsed(values: Mapping[str, Any]) -> dict[str, Any]:
         name = ALIASES.get(key, key)
         if name not in FIELD_NAMES:
             raise UsageError(f"unknown option {key!r}; known: {', '.join(sorted(FIELD_NAMES))}")
+        if value is None:  # not given: the field's default (unless another spelling gives it)
+            out.setdefault(name, DEFAULTS[name])
+            continue
         if spelled.setdefault(name, key) != key:  # norm= and normalisation=: which one?
             raise UsageError(f"options {spelled[name]!r} and {key!r} are one option; give one")
-        if value is None:  # not given: the field's default
-            if name not in out:
-                out[name] = DEFAULTS[name]
-            continue
         out[name] = parse_value(name, value)
     return out
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _names(value: Any) -> tuple[str, ...] | Any:
@@ -351,10 +351,9 @@ def parse_value(name: str, value: Any) -> Any:
     if name in ("bootstrap", "seed"):
         return _int(name, value)
     if name == "min_coverage" and isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            raise UsageError(f"--min-coverage {value!r}: not a number") from None
+        if not _DECIMAL.fullmatch(value.strip()):  # float() also reads "０.９" and "0_5"
+            raise UsageError(f"--min-coverage {value!r}: not a number")
+        return float(value.strip())
     if name in PATH_FIELDS and isinstance(value, str):
         return Path(value)
     if name == "fga_lambdas" and isinstance(value, list):

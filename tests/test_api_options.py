@@ -44,6 +44,8 @@ BAD_OPTIONS = [
     (["--bootstrap", "5_0"], "--bootstrap"),
     (["--seed", "\uff17"], "--seed"),
     (["--metrics", ""], "metrics"),
+    (["--min-coverage", "\uff10.\uff19"], "--min-coverage"),  # full-width: float() reads 0.9
+    (["--min-coverage", "0_5"], "--min-coverage '0_5'"),
     (["--metrics", "joint_goal_accuracy,nope"], "--metrics"),
     (["--missing", "zero"], "--missing"),
     (["--by", "domain,colour"], "--by"),
@@ -162,6 +164,9 @@ def test_a_keyword_of_none_keeps_the_options_value():
     assert kept.scores["joint_goal_accuracy"] != strict.scores["joint_goal_accuracy"]
     with pytest.raises(UsageError, match="unknown option 'colour'"):
         evaluate(PREDICTIONS, gold=MWZ22, options=options, colour=None)
+    with pytest.raises(UsageError, match="unknown option 'colour'"):  # with a given one too
+        evaluate(PREDICTIONS, gold=MWZ22, options=options, profile="strict", colour=None)
+    assert options.replace(norm=None, normalisation=None) == options  # neither given
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -324,6 +324,19 @@ def test_python_dash_m_version():
     assert done.returncode == 0 and done.stdout.strip() == f"dst-eval {__version__}"
 
 
+def test_a_closed_output_pipe_ends_quietly():
+    """``dst-eval ... | head -c 0``: the reader closes the pipe before the result is written;
+    dst-eval ends with the shell's SIGPIPE status and no message (it printed "internal error:
+    BrokenPipeError" and exited 1)."""
+    command = [sys.executable, "-m", "dst_eval", str(PREDICTIONS), "--gold", str(MWZ22),
+               "-f", "json"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # before dst-eval writes anything
+    err = process.stderr.read()
+    process.stderr.close()
+    assert process.wait() == 141 and err == b""
+
+
 HEAVY = ("pandas", "matplotlib", "rich", "sacrebleu", "jieba", "fugashi", "scipy")
 
 

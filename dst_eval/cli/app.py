@@ -34,6 +34,20 @@ def _command(argv: list[str]):
     return run_score, argv
 
 
+EXIT_BROKEN_PIPE = 141
+"""Exit status when standard output is closed before dst-eval has written it (``| head``):
+the shell's status of a process killed by SIGPIPE (128 + 13), with no message."""
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stream)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # a character the terminal lacks: shown escaped
@@ -56,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dst-eval: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `dst-eval ... | head`: the reader closed the pipe
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:  # never a traceback for users
         if os.environ.get("DST_EVAL_DEBUG") == "1":
             raise

@@ -342,6 +342,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
+    # a reader that listed only its first gaps reported the others too (Issue.unlisted)
+    every_gap_reported = any(i.kind == "missing_turn" and i.unlisted for i in predictions.issues)
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold) if checker is None else checker
@@ -442,7 +444,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
             if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
                 n_missing_turns += 1
-                if pred_id not in reported_gaps:
+                if pred_id not in reported_gaps and not every_gap_reported:
                     details.append(Issue("missing_turn", "empty turn object; the turn is "
                                          "scored as missing", file=source,
                                          dialogue=dialogue.dialogue_id, turn=i,

@@ -15,17 +15,24 @@ def _count(n: int, noun: str) -> str:
 
 
 class _Group:
-    __slots__ = ("kind", "label", "first", "count", "turns", "dialogues", "severity", "keys")
+    __slots__ = ("kind", "label", "first", "count", "unlisted", "turns", "dialogues",
+                 "severity", "keys")
 
     def __init__(self, kind: str, label: str, first: Issue) -> None:
         self.kind, self.label, self.first = kind, label, first
-        self.count = 0
+        self.count = self.unlisted = 0
         self.turns: set[tuple[str | None, int | None]] = set()
         self.dialogues: set[str | None] = set()
         self.severity = "warning"
         self.keys: set[str] = set()
 
     def add(self, issue: Issue, key: str | None) -> None:
+        if issue.severity == "error":
+            self.severity = "error"
+        if issue.unlisted:  # the end of a capped list: its problems have no places
+            self.count += issue.unlisted
+            self.unlisted += issue.unlisted
+            return
         self.count += 1
         self.turns.add((issue.dialogue, issue.turn))
         self.dialogues.add(issue.dialogue)
@@ -41,9 +48,16 @@ class _Group:
 
     def issue(self) -> Issue:
         first = self.first
-        if self.count == 1:
+        if self.count == 1 and not self.unlisted:
             return replace(first, severity=self.severity)
         n_turns, n_dialogues = len(self.turns), len(self.dialogues)
+        if self.unlisted:  # the places of the first ones only
+            message = (f"{self.kind.replace('_', ' ')}: {self.count:,} times; the first "
+                       f"{self.count - self.unlisted:,} (listed) in {_count(n_turns, 'turn')} "
+                       f"of {_count(n_dialogues, 'dialogue')}, first at {self.where()}: "
+                       f"{first.message}")
+            return Issue(self.kind, message, file=first.file, dialogue=first.dialogue,
+                         turn=first.turn, severity=self.severity)
         if self.kind in ("unknown_slot", "unknown_domain"):
             what = "slot" if self.kind == "unknown_slot" else "domain"
             extra = ""

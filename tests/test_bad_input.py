@@ -725,6 +725,48 @@ def test_issues_are_bounded_per_kind(tmp_path, sample):
     assert preds.issues[0].message.startswith("1,999 turns without a record (turns 0..1998)")
 
 
+NUMERIC_SLOTS = ("hotel-stars", "hotel-bookpeople", "hotel-bookstay", "restaurant-bookpeople",
+                 "train-bookpeople", "hotel-bookday", "restaurant-booktime", "taxi-leaveat",
+                 "train-day", "attraction-area")
+
+
+def test_counts_of_a_capped_issue_kind_are_exact(tmp_path, gold_samples):
+    """Past the first 100 Issues of a kind the reader keeps a count, not places: the grouped
+    warning gives the true count and the places of the listed ones only (150 number values
+    were shown as "101 times in 101 turns")."""
+    from dst_eval.api import evaluate
+
+    gold = gold_samples / "multiwoz22"
+    predictions = json.loads((gold / "predictions.json").read_text(encoding="utf-8"))
+    turns = [(d, i) for d, dialogue in predictions.items() for i in range(len(dialogue))]
+    for d, i in turns:  # ten number values in every turn
+        predictions[d][i]["state"] = dict.fromkeys(NUMERIC_SLOTS, 7)
+    path = write(tmp_path, "numbers.json", json.dumps(predictions))
+    [issue] = [i for i in evaluate(path, gold=gold).issues if i.kind == "non_string_value"]
+    listed = turns[:10]  # the first 100 values: ten turns, in file order
+    n_dialogues = len({d for d, _ in listed})
+    assert issue.message.startswith(
+        f"non string value: {10 * len(turns):,} times; the first 100 (listed) in 10 turns of "
+        f"{n_dialogues} dialogues, first at dialogue {turns[0][0]} turn 0: ")
+
+
+def test_capped_gaps_are_not_counted_twice(tmp_path, mwz21_test_gold):
+    """150 JSONL dialogues numbered from 1 leave turn 0 of each a gap: 150 missing turns
+    (the reader lists 100 and counts 50; the alignment used to add the 50 again: 151)."""
+    from dst_eval.api import evaluate
+
+    dialogues = list(mwz21_test_gold)[:150]
+    lines = [json.dumps({"dialogue_id": d.dialogue_id, "turn_index": t.turn_index + 1,
+                         "state": {}}) for d in dialogues for t in d.turns]
+    path = write(tmp_path, "one_based.jsonl", "\n".join(lines))
+    result = evaluate(path, gold=mwz21_test_gold, min_coverage=0.0)
+    [issue] = [i for i in result.issues if i.kind == "missing_turn"]
+    assert issue.message.startswith("missing turn: 150 times; the first 100 (listed) in 100 "
+                                    "turns of 100 dialogues")
+    assert result.coverage["missing_turns"] == 150 + sum(
+        len(d.turns) for d in list(mwz21_test_gold)[150:])
+
+
 @pytest.mark.parametrize(("name", "lines"), [
     ("gaps.jsonl", [json.dumps({"dialogue_id": f"d{i}", "turn_index": 10_000, "state": {}})
                     for i in range(50)]),

@@ -83,6 +83,9 @@ class Issue:
     dialogue: str | None = None
     turn: int | None = None
     severity: str = "warning"  # "warning" or "error"
+    unlisted: int = 0
+    """For the Issue that ends a capped list (a reader keeps the first 100 of a kind): how
+    many more problems of its kind it stands for, whose places are not kept."""
 
     def __str__(self) -> str:
         where = [p for p in (self.file, self.dialogue and f"dialogue {self.dialogue}") if p]

@@ -93,7 +93,8 @@ class TurnReader:
         """The Issues recorded: at most :data:`MAX_ISSUES_PER_KIND` of each kind, then one
         Issue per kind counting the rest (memory bounded whatever the number of problems)."""
         more = [Issue(kind, f"{count - MAX_ISSUES_PER_KIND:,} more {kind} problems in this "
-                      f"file (only the first {MAX_ISSUES_PER_KIND} are listed)", file=self.file)
+                      f"file (only the first {MAX_ISSUES_PER_KIND} are listed)", file=self.file,
+                      unlisted=count - MAX_ISSUES_PER_KIND)
                 for kind, count in self._counts.items() if count > MAX_ISSUES_PER_KIND]
         return self._issues + more if more else self._issues
 

@@ -308,6 +308,11 @@ _MISSING_FATE = {"wrong": "are scored as wrong", "empty": "are scored as empty p
                  "skip": "are left out of the scores (--missing skip)"}
 
 
+POSITIONAL_FORMATS = frozenset({"mwzeval", "simpletod"})  # turns numbered by list position
+POSITIONAL_NOTE = (" (this format numbers turns by their position: a turn left out "
+                   "anywhere shows as missing at the end, and the turns after it are shifted)")
+
+
 def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False,
           missing: str = "wrong", scored: Collection[str] | None = None) -> Alignment:
     """Pair gold turns with predicted turns; report missing/extra dialogues and turns and
@@ -342,7 +347,6 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
-    # a reader that listed only its first gaps reported the others too (Issue.unlisted)
     every_gap_reported = any(i.kind == "missing_turn" and i.unlisted for i in predictions.issues)
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
@@ -433,7 +437,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
                 "turn_count_mismatch",
                 f"{n_pred} predicted turns for {n_gold} gold turns"
                 + (f"; turns {n_pred}..{n_gold - 1} are missing" if n_pred < n_gold
-                   else f"; turns {n_gold}..{n_pred - 1} are extra and ignored"),
+                   else f"; turns {n_gold}..{n_pred - 1} are extra and ignored")
+                + (POSITIONAL_NOTE if predictions.format in POSITIONAL_FORMATS else ""),
                 file=source, dialogue=dialogue.dialogue_id,
                 turn=min(n_gold, n_pred), severity=severity,
             ))

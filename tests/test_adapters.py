@@ -405,6 +405,59 @@ def test_simpletod_plain_belief_strings(tmp_path):
     assert _states(path) == [{"hotel-area": "east", "hotel-bookpeople": "2"}, {}]
 
 
+def test_a_turn_left_out_of_a_positional_format_is_explained(tmp_path, gold_samples):
+    """mwzeval files number turns by position: the first turn left out shows as the last
+    one missing; the warning says so."""
+    from dst_eval.api import evaluate
+
+    folder = gold_samples / "multiwoz22"
+    predictions = json.loads((folder / "predictions.json").read_text(encoding="utf-8"))
+    first = next(iter(predictions))
+    predictions[first] = predictions[first][1:]
+    result = evaluate(_json(tmp_path / "p.json", predictions), gold=folder)
+    [issue] = [i for i in result.issues if i.kind == "turn_count_mismatch"]
+    assert issue.message.endswith("are missing (this format numbers turns by their position: "
+                                  "a turn left out anywhere shows as missing at the end, and "
+                                  "the turns after it are shifted)")
+
+
+def test_trade_record_keys_that_are_not_read_are_reported(tmp_path):
+    """A TRADE turn record with a key besides pred_bs_ptr and turn_belief (a 'state' the
+    user meant to be scored) gives one Issue naming it; it used to be ignored silently."""
+    path = _json(tmp_path / "t.json", {"X.json": {
+        "0": {"turn_belief": [], "pred_bs_ptr": ["hotel-area-east"],
+              "state": {"hotel-area": "west"}},
+        "1": {"turn_belief": [], "pred_bs_ptr": [], "state": {}}}})
+    read = read_predictions(path, pred_format="trade")
+    assert [t.state for t in read.dialogues["X.json"]] == [{"hotel-area": "east"}, {}]
+    [issue] = read.issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("unknown_key", "X.json", 0)
+    assert issue.message == ("keys of turn records that are not read: 'state' (2 turns); "
+                             "TRADE's prediction is 'pred_bs_ptr'")
+
+
+def test_simpletod_text_without_a_belief_marker_is_reported(tmp_path):
+    """Items written as text without <|belief|> predict no state, with an Issue naming the
+    turn (they were read silently as no prediction); a text of tokens only is no problem."""
+    path = _json(tmp_path / "s.json", {"X": {"generated_turn_belief": [
+        "hotel area east , hotel pricerange cheap", "<|endoftext|>",
+        "<|belief|> hotel area east <|endofbelief|>"]}})
+    read = read_predictions(path, pred_format="simpletod")
+    assert [t.state for t in read.dialogues["X"]] == [{}, {}, {"hotel-area": "east"}]
+    [issue] = read.issues
+    assert (issue.kind, issue.dialogue, issue.turn) == ("no_belief_marker", "X", 0)
+    assert issue.message.startswith("generated text 'hotel area east , hotel pricerange "
+                                    "cheap' has no <|belief|> marker")
+    # a first turn without belief hides the format from detection: the error says which
+    first_empty = _json(tmp_path / "t.json", {"X": [
+        "<|endoftext|>", "<|belief|> hotel area east <|endofbelief|>"]})
+    with pytest.raises(PredictionError, match="SimpleTOD generated text\\? --pred-format "
+                                              "simpletod reads it"):
+        read_predictions(first_empty)
+    assert [t.state for t in read_predictions(first_empty, pred_format="simpletod")
+            .dialogues["X"]] == [{}, {"hotel-area": "east"}]
+
+
 @pytest.mark.parametrize(("content", "message"), [
     ({"X.json": {"0": {"pred_bs_ptr": ["hotel-area"]}}}, "is not 'domain-slot-value'"),
     ({"X.json": {"zero": {"pred_bs_ptr": []}}}, "turn index"),

@@ -17,7 +17,10 @@ slot names of SimpleTOD's MultiWOZ preprocessing (``pricerange``, ``leaveAt``,
 A turn may also be the generated text itself, ``<|belief|> hotel pricerange cheap ,
 hotel area north <|endofbelief|>`` (the items between the last ``<|belief|>`` and
 ``<|endofbelief|>`` / ``<|action|>``, split at commas, whitespace around each item
-removed), in ``generated_turn_belief`` or as ``{dialogue: [belief text, ...]}``.
+removed), in ``generated_turn_belief`` or as ``{dialogue: [belief text, ...]}``. A text
+without ``<|belief|>`` predicts no state; when it holds anything but tokens and whitespace
+(``hotel area east , hotel pricerange cheap``: items written without their markers), it is
+reported (Issue ``no_belief_marker``), never read silently as no prediction.
 ``target_turn_belief`` is SimpleTOD's gold: never scored, only compared with the gold
 to check the alignment.
 """
@@ -55,9 +58,21 @@ def belief_items(text: str) -> list[str]:
     return [item.strip() for item in body.split(",")]
 
 
+def _without_tokens(text: str) -> str:
+    for token in (*TOKENS, ACTION):
+        text = text.replace(token, "")
+    return text
+
+
 def _pairs(items: Any, table: TurnTable, dialogue: str, turn: int) -> list[tuple[str, str]]:
     if type(items) is str:
-        items = belief_items(items)
+        text = items
+        items = belief_items(text)
+        if BELIEF not in text and _without_tokens(text).strip():
+            table.reader.issue("no_belief_marker", f"generated text {show(text)} has no "
+                               f"{BELIEF} marker: it predicts no state (write the items as "
+                               f"a list, or the text with its {BELIEF} ... {END} markers)",
+                               dialogue, turn)
     require(items, list, "a turn's belief", table, dialogue, turn)
     pairs = []
     for item in items:

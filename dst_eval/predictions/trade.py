@@ -11,7 +11,9 @@ string key once dumped); ``pred_bs_ptr`` is the predicted cumulative state as
 ``domain-slot-value`` strings (TRADE's decoder already dropped ``none``). Values are
 kept verbatim: TRADE-preprocessed spellings (``guest house``) are for the ``trade``
 profile to judge. ``turn_belief`` is TRADE's own gold: never scored, only compared with
-the gold to check the alignment (:mod:`dst_eval.predictions.bind`).
+the gold to check the alignment (:mod:`dst_eval.predictions.bind`). Any other key of a
+turn record (a ``state`` next to ``pred_bs_ptr``, say) is not read: one Issue
+``unknown_key`` names each with its count and first turn.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from dst_eval.predictions.adapted import TurnTable, require, split_items
+from dst_eval.predictions.common import show
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "trade"
 PREDICTED = "pred_bs_ptr"
 EMBEDDED = "turn_belief"
+READ = frozenset({PREDICTED, EMBEDDED})
 
 
 def looks_like(obj: Any) -> bool:
@@ -39,6 +43,7 @@ def looks_like(obj: Any) -> bool:
 def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
     table = TurnTable(file, corpus, FORMAT)
     require(obj, dict, "TRADE predictions {dialogue_id: {turn: {...}}}", table)
+    unread: dict[str, list] = {}  # key -> [count, dialogue, turn] of its first record
     for raw_dialogue, turns in obj.items():
         dialogue = table.dialogue_id(raw_dialogue, "key")
         require(turns, dict, "the turns {turn: {...}}", table, dialogue)
@@ -48,6 +53,8 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
             if PREDICTED not in record:
                 raise table.error(f"turn has no {PREDICTED!r} (the predicted belief)",
                                   dialogue, turn)
+            for key in record.keys() - READ:
+                unread.setdefault(key, [0, dialogue, turn])[0] += 1
             items = require(record[PREDICTED], list, PREDICTED, table, dialogue, turn)
             pairs = split_items(items, "-", table, dialogue, turn, PREDICTED)
             gold = record.get(EMBEDDED)
@@ -56,4 +63,10 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
                 embedded = [k for k, _ in split_items(gold, "-", table, dialogue, turn, EMBEDDED)]
             table.add(dialogue, turn, f"turn {raw_turn!r}", pairs=pairs, raw_state=items,
                       embedded=embedded)
+    if unread:
+        first = min(unread, key=lambda key: (-unread[key][0], key))
+        listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
+                           for key, (count, _, _) in sorted(unread.items()))
+        table.reader.issue("unknown_key", f"keys of turn records that are not read: {listed}; "
+                           f"TRADE's prediction is {PREDICTED!r}", *unread[first][1:])
     return table.build()

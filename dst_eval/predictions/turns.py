@@ -241,7 +241,9 @@ class TurnReader:
 
     def turn(self, obj: Any, dialogue: str, turn: int) -> PredTurn:
         if type(obj) is not dict:
-            raise self.error(f"a turn must be a JSON object, found {describe(obj)}",
+            hint = ("; SimpleTOD generated text? --pred-format simpletod reads it"
+                    if type(obj) is str and "<|" in obj else "")
+            raise self.error(f"a turn must be a JSON object, found {describe(obj)}{hint}",
                              dialogue, turn)
         if not self._known.issuperset(obj):
             self._unknown_keys(obj, dialogue, turn)

@@ -313,10 +313,34 @@ def version_owners() -> dict[str, str]:
 def metric_options(corpus: str) -> dict[str, Any]:
     """The keyword options with which the metric functions (:mod:`dst_eval.metrics`)
     compare states as the CLI's ``strict`` profile does on ``corpus``: its normalisation
-    policy, key spelling (``lower`` for MultiWOZ, else ``exact``), ``[slot_aliases]``,
-    unset words (``[values] unset``; none for SGD, where ``None`` is a value) and
-    multi-value slots. (Not reproduced: the CLI also matches an SGD service spelled in
-    another case, and strips whitespace around SGD and CJK key parts.)
+    policy, key spelling, ``[slot_aliases]``, unset words (``[values] unset``; none for SGD,
+    where ``None`` is a value) and multi-value slots. The key spelling is the corpus's
+    ``slot_key_policy``: ``lower`` (MultiWOZ) is ``keys="lower"``, ``keep`` (SGD: whitespace
+    around service and slot stripped) ``"strip+gold-case"``, ``verbatim`` (CrossWOZ,
+    RiSAWOZ, JMultiWOZ: keys untouched) ``"exact+gold-case"``; ``+gold-case`` spells a
+    predicted key that equals a gold key only ignoring case as the gold does, as the CLI's
+    alignment does (``Cafes_1-City`` is ``Cafes_1-city``).
+
+    Not reproduced:
+
+    * the CLI spells keys ignoring case against every key of the gold set (slot list,
+      schema, every dialogue's states), the functions against the keys of ``y_true``: a
+      predicted key matching only a key outside ``y_true`` keeps its spelling (an extra
+      slot either way; but two such spellings in one turn are two extra slots, not one,
+      and per-domain JGA sees the domain as written);
+    * a turn writing one slot in spellings that differ in case: the CLI takes the value of
+      the gold's spelling if written, else of the first spelling, even when that value is
+      unset (and loses a case variant's repeated values); the functions take the first
+      value that is set, the gold's spelling read first;
+    * requested slots and intents: ``requested_slots_precision_recall_f1`` spells keys
+      only with ``keys=`` and ``aliases=`` from here (its default is ``"exact"``;
+      ``+gold-case`` against the requested slots of ``y_true``);
+      ``active_intent_accuracy`` compares service names exactly (the CLI ignores case);
+    * a predicted value ``None`` (JSON ``null``): the CLI reads the slot as not predicted,
+      the functions raise ``TypeError`` (:func:`~dst_eval.metrics.turn_table` leaves it out);
+    * options besides the defaults: ``--missing skip`` (pass only the turns with a
+      predicted state, and FGA's ``turn_numbers``), ``--dontcare ignore``, an unset marker
+      declared by the predictions' format (add it to ``unset_words``).
 
     >>> from dst_eval.metrics import joint_goal_accuracy
     >>> gold, pred = [{"hotel-bookday": "monday"}], [{"hotel": {"day": "Monday"}}]
@@ -327,8 +351,12 @@ def metric_options(corpus: str) -> dict[str, Any]:
     from dst_eval.metrics.normalization import RULE_TABLE_VERSION
 
     spec = corpus_config(corpus)
-    return {"norm": f"{spec.normalisation}-v{RULE_TABLE_VERSION}",
-            "keys": "lower" if spec.slot_key_policy == "lower" else "exact",
+    keys = {"lower": "lower", "keep": "strip+gold-case",
+            "verbatim": "exact+gold-case"}.get(spec.slot_key_policy)
+    if keys is None:
+        raise UsageError(f"configs/{spec.name}.toml: unknown slot_key_policy "
+                         f"{spec.slot_key_policy!r} (known: lower, keep, verbatim)")
+    return {"norm": f"{spec.normalisation}-v{RULE_TABLE_VERSION}", "keys": keys,
             "aliases": dict(spec.slot_aliases), "unset_words": spec.unset_values,
             "multi_value_slots": tuple(sorted(spec.multi_value_slots))}
 

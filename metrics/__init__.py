@@ -12,7 +12,8 @@ functions compare states as the CLI's ``strict`` profile does (keyword options
 ``norm="basic-v1"`` -- ``"exact"`` for exact comparison --, ``keys``, ``aliases``,
 ``unset``, ...: :mod:`~dst_eval.metrics.canonical`; the defaults are MultiWOZ's rules).
 With a corpus's options, ``**dst_eval.metric_options(corpus)`` (its key spellings,
-aliases and unset words), they give the CLI's number on the same data. Undefined values
+aliases and unset words), they give the CLI's number on the same data (what they do not
+reproduce: that function's docstring). Undefined values
 (no turns) raise :class:`UndefinedMetric` unless ``zero_division=`` gives the value; never
 a silent nan.
 Every metric is also a :class:`~dst_eval.metrics.base.Metric` defined on sums of per-turn

@@ -116,6 +116,12 @@ class Metric:
         raise NotImplementedError
 
     def score(self, table: TurnTable, rows: np.ndarray | None = None) -> float:
+        """:meth:`from_sums` of the column totals over all turns, or over the turns
+        ``rows`` selects; nan when there is no turn (every metric alike: a metric's
+        ``zero_division`` convention, such as slot F1's 1.0 for turns whose states are all
+        empty, is for turns with nothing to count, not for no turns)."""
+        if not (len(table) if rows is None else table.dialogue_index[rows].size):
+            return float("nan")
         return float(self.from_sums(table.sums(self.columns, rows)))
 
     def __repr__(self) -> str:

@@ -13,11 +13,19 @@ option             default           effect
                                      whitespace, lower-case, on gold variants and
                                      predictions alike. ``"exact"`` compares values as
                                      given.
-``keys``           ``"lower"``       slot-key spelling on both sides: ``lower`` = domain
-                                     and slot lower-cased, whitespace removed, split on
-                                     the first ``-`` (``"Hotel-Price Range"`` =
+``keys``           ``"lower"``       slot-key spelling on both sides, split on the first
+                                     ``-``: ``lower`` = domain and slot lower-cased,
+                                     whitespace removed (``"Hotel-Price Range"`` =
                                      ``"hotel-pricerange"``: the MultiWOZ key policy);
-                                     ``"exact"`` keeps keys as given.
+                                     ``strip`` = whitespace around domain and slot
+                                     removed (the CLI's ``keep`` policy, SGD);
+                                     ``exact`` = as given (``verbatim``: CJK corpora).
+                                     ``+gold-case`` after the policy: then a predicted
+                                     key that is not a key of ``y_true`` but equals one
+                                     ignoring case is spelled as ``y_true`` spells it
+                                     (the first in sorted order when several do), as
+                                     the CLI's alignment does (``"strip+gold-case"``:
+                                     ``Cafes_1-City`` = ``Cafes_1-city``); see below
 ``aliases``        ``None``          extra key spellings ``{alias: canonical key}`` (both
                                      spelled by ``keys`` first), e.g. a corpus config's
                                      ``[slot_aliases]`` table (``"train-leave"``).
@@ -37,8 +45,15 @@ States may be flat (``{"hotel-area": "north"}``) or nested (``{"hotel": {"area":
 "north"}}``); a gold value is a string or a sequence of acceptable variants. A slot
 spelled twice (after key spelling) takes its first value that is set, in the order the
 CLI's reader reads a state (a nested domain's slots in the domain's place:
-:func:`~dst_eval.metrics.state_compare.flat_items`). A value that is
+:func:`~dst_eval.metrics.state_items.flat_items`). A value that is
 not a string is a ``TypeError`` naming its turn and slot.
+
+``+gold-case`` uses every key of ``y_true`` (every turn, set or unset values alike) as the
+gold's keys; the CLI uses every key its gold set knows (the corpus slot list, the schema and
+the states of every dialogue), so a predicted key matching a key outside ``y_true`` keeps
+its spelling here (:func:`dst_eval.metric_options` lists what else differs). When a turn
+writes one slot in spellings it merges, the gold's own spelling is read first, then the
+others in state order, and the first value that is set is the slot's.
 
 ``None`` in ``y_pred`` means the turn was not predicted: it is scored wrong for every
 statistic, whatever its gold, as the CLI's default ``--missing wrong`` scores a missing
@@ -51,18 +66,22 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from dst_eval.metrics.base import Metric, TurnTable, check_words
+from dst_eval.metrics.base import Metric, TurnTable, check_words, string_set
 from dst_eval.metrics.normalization import RULE_TABLE_VERSION, Normalizer, Unset
-from dst_eval.metrics.state_compare import NO_GOLD_STATE, flat_items, gold_variants, turn_table
+from dst_eval.metrics.state_compare import turn_table
+from dst_eval.metrics.state_items import NO_GOLD_STATE, flat_items, gold_variants
 
 DEFAULT_NORM = f"basic-v{RULE_TABLE_VERSION}"
 DEFAULT_UNSET = "blank+words"
 DEFAULT_UNSET_WORDS = ("none", "not mentioned")
-KEY_POLICIES = ("lower", "exact")
+GOLD_CASE = "+gold-case"
+KEY_POLICIES = ("lower", "strip", "exact", "lower" + GOLD_CASE, "strip" + GOLD_CASE,
+                "exact" + GOLD_CASE)
+"""The values of the ``keys`` option (module docstring)."""
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -111,8 +130,16 @@ def _spell_lower(key: str) -> str:
     return f"{_WHITESPACE.sub('', domain).lower()}-{_WHITESPACE.sub('', slot).lower()}"
 
 
+def _spell_strip(key: str) -> str:
+    domain, dash, slot = key.partition("-")
+    return f"{domain.strip()}-{slot.strip()}" if dash else key.strip()
+
+
+_SPELLERS = {"lower": _spell_lower, "strip": _spell_strip, "exact": str}
+
+
 def _key_speller(keys: str, aliases: Mapping[str, str] | None):
-    if keys not in KEY_POLICIES:
+    if not isinstance(keys, str) or keys not in KEY_POLICIES:
         raise ValueError(f"keys must be one of {KEY_POLICIES}, got {keys!r}")
     if aliases is not None and not isinstance(aliases, Mapping):
         raise TypeError(f"aliases must be a mapping {{alias: canonical key}}, got "
@@ -121,7 +148,7 @@ def _key_speller(keys: str, aliases: Mapping[str, str] | None):
         if not all(isinstance(key, str) for key in pair):
             raise TypeError(f"aliases: {pair[0]!r:.60} -> {pair[1]!r:.60} is not a pair of "
                             "slot-key strings")
-    spell = _spell_lower if keys == "lower" else str
+    spell = _SPELLERS[keys.removesuffix(GOLD_CASE)]
     table = {spell(a): spell(t) for a, t in (aliases or {}).items()}
     cache: dict[str, str] = {}
 
@@ -132,6 +159,35 @@ def _key_speller(keys: str, aliases: Mapping[str, str] | None):
             out = cache[key] = table.get(spelled, spelled)
         return out
     return canonical
+
+
+Items = list[tuple[str, Any]]
+
+
+def gold_case(known: Iterable[str]) -> Callable[[Items], Items]:
+    """The ``+gold-case`` step (the CLI's ``dst_eval.slotkeys.GoldSpellings`` on ``known``,
+    the gold's keys): ``items`` with each key that is not in ``known`` but equals a key of
+    it ignoring case (``str.lower``) spelled as that key -- the first in sorted order when
+    several do --, these items after the others (a slot's own spelling is read first)."""
+    known = frozenset(known)
+    by_lower: dict[str, str] = {}
+    for key in sorted(known):
+        by_lower.setdefault(key.lower(), key)
+    cache: dict[str, str] = {}
+
+    def respell(items: Items) -> Items:
+        kept: Items = []
+        moved: Items = []
+        for key, value in items:
+            gold = cache.get(key)
+            if gold is None:
+                gold = cache[key] = key if key in known else by_lower.get(key.lower(), key)
+            if gold == key:
+                kept.append((key, value))
+            else:
+                moved.append((gold, value))
+        return kept + moved if moved else kept
+    return respell
 
 
 def _check_str(value: Any, row: int, key: str, side: str) -> str:
@@ -159,27 +215,53 @@ def canonical_states(
     is_unset = Unset(unset, unset_words).test
     gold_out: list[dict[str, tuple[str, ...]]] = []
     pred_out: list[dict[str, str] | None] = []
+    gold_keys: set[str] = set()
     for row, state in enumerate(y_true):
         if state is None:
             raise ValueError(f"y_true turn {row}: {NO_GOLD_STATE}")
         gold: dict[str, tuple[str, ...]] = {}
         for key, value in flat_items(state):
             key = spell(_check_str(key, row, key, "gold"))
+            gold_keys.add(key)
             kept = [v for v in gold_variants(key, value, row) if not is_unset(v)]
             if kept and key not in gold:
                 gold[key] = norm_fn.variants(key, kept)
         gold_out.append(gold)
+    respell = gold_case(gold_keys) if keys.endswith(GOLD_CASE) else None
     for row, state in enumerate(y_pred):
         if state is None:
             pred_out.append(None)
             continue
+        items = [(spell(_check_str(key, row, key, "predicted")), value)
+                 for key, value in flat_items(state)]
         pred: dict[str, str] = {}
-        for key, value in flat_items(state):
-            key = spell(_check_str(key, row, key, "predicted"))
+        for key, value in items if respell is None else respell(items):
             if key not in pred and not is_unset(_check_str(value, row, key, "predicted")):
                 pred[key] = norm_fn(key, value)
         pred_out.append(pred)
     return gold_out, pred_out
+
+
+def canonical_requested(y_true: Sequence[Iterable[str]],
+                        y_pred: Sequence[Iterable[str] | None], *, keys: str = "exact",
+                        aliases: Mapping[str, str] | None = None
+                        ) -> tuple[list[set[str]], list[set[str] | None]]:
+    """Requested slots (each turn a set or list of ``"domain-slot"`` keys) spelled by
+    ``keys`` and ``aliases`` as :func:`canonical_states` spells state keys; ``+gold-case``
+    takes the requested slots of ``y_true`` as the gold's keys. A ``None`` predicted turn
+    stays ``None``; a turn that is not a collection of strings is a ``TypeError``."""
+    spell = _key_speller(keys, aliases)
+    gold = [set(map(spell, string_set(turn, row, "y_true", "requested slots")))
+            for row, turn in enumerate(y_true)]
+    respell = gold_case(set().union(*gold)) if keys.endswith(GOLD_CASE) else None
+    pred: list[set[str] | None] = []
+    for row, turn in enumerate(y_pred):
+        if turn is None:
+            pred.append(None)
+            continue
+        items = [(spell(key), None) for key in string_set(turn, row, "y_pred", "requested slots")]
+        pred.append({key for key, _ in (items if respell is None else respell(items))})
+    return gold, pred
 
 
 class StateOptions(TypedDict, total=False):

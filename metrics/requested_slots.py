@@ -9,7 +9,7 @@ SGD scorer's per-frame convention, here per turn).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from dst_eval.metrics.base import Metric, ratio
@@ -56,6 +56,8 @@ class RequestedSlotsF1TurnMacro(Metric):
 
 def requested_slots_precision_recall_f1(y_true: Sequence[Iterable[str]],
                                         y_pred: Sequence[Iterable[str] | None], *,
+                                        keys: str = "exact",
+                                        aliases: Mapping[str, str] | None = None,
                                         zero_division: str | float = "raise"
                                         ) -> tuple[float, float, float]:
     """Micro requested-slot precision, recall and F1.
@@ -64,13 +66,24 @@ def requested_slots_precision_recall_f1(y_true: Sequence[Iterable[str]],
     mapping is a ``TypeError`` naming the turn. No turns: :class:`UndefinedMetric`, or
     ``zero_division`` for all three.
 
+    ``keys`` and ``aliases`` spell the slot keys as the DST functions spell state keys
+    (:mod:`~dst_eval.metrics.canonical`), ``+gold-case`` against the requested slots of
+    ``y_true``; the default ``"exact"`` compares them as given. The ``keys`` and
+    ``aliases`` of ``dst_eval.metric_options(corpus)`` spell them as the CLI does.
+
     ``None`` in ``y_pred``: a turn not predicted, every requested slot of it missed (the
     CLI's ``--missing wrong``, which for these micro values equals predicting none)."""
-    from dst_eval.metrics.canonical import check_zero_division, resolve_zero_division
+    from dst_eval.metrics.canonical import (
+        canonical_requested,
+        check_zero_division,
+        resolve_zero_division,
+    )
 
     check_zero_division(zero_division)
     if len(y_true) != len(y_pred):
         raise ValueError(f"y_true has {len(y_true)} turns but y_pred has {len(y_pred)}")
+    if keys != "exact" or aliases:
+        y_true, y_pred = canonical_requested(y_true, y_pred, keys=keys, aliases=aliases)
     if not len(y_true):
         value = resolve_zero_division(float("nan"), metric="requested_slots_f1",
                                       zero_division=zero_division, reason="no turns")

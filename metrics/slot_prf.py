@@ -10,7 +10,8 @@ all P is 1 if there is no gold slot either (nothing to find, nothing wrong), els
 likewise R with no gold slot; F1 is 0 when P + R = 0. So turns with empty states only
 give P = R = F1 = 1 (``zero_division = 1.0`` of the :class:`Metric`). No turns at all
 is undefined: the functions raise :class:`UndefinedMetric` unless ``zero_division=``
-gives the value, as every metric function does.
+gives the value, as every metric function does, and :meth:`Metric.score` gives nan, as
+for every metric.
 
 Per-turn macro F1 (TRADE "joint F1", IC-DST, JMultiWOZ): the mean over turns of
 F1_t, where F1_t = 1 when gold and prediction are both empty, 0 when nothing is

@@ -75,6 +75,7 @@ from dst_eval.metrics.base import GoldState, PredState, TurnTable
 from dst_eval.metrics.change_counts import GCA_COLUMNS, ChangeCounter, gold_changed
 from dst_eval.metrics.optional_columns import intent_columns, requested_columns
 from dst_eval.metrics.state_codes import StateCodes
+from dst_eval.metrics.state_items import NO_GOLD_STATE, flat_state, gold_variants, predicted_slots
 from dst_eval.metrics.state_tracks import (
     CORRECT,
     EXTRA,
@@ -87,7 +88,6 @@ from msgspec import Struct
 
 ValueMatch = Callable[[str, tuple[str, ...]], bool]
 
-_FLAT_VALUES = frozenset({str, tuple, list})
 _TUPLES = frozenset({tuple})
 _STRS = frozenset({str})
 _INTS = frozenset({int})
@@ -113,49 +113,6 @@ class SlotOutcome(Struct, frozen=True, gc=False):
 
 def _exact(pred: str, variants: tuple[str, ...]) -> bool:
     return pred in variants
-
-
-def flat_items(state: Mapping) -> Iterable[tuple[Any, Any]]:
-    """A state's ``(key, value)`` pairs in the order the CLI's reader reads them
-    (``dst_eval.predictions.turns``): ``{"domain": {"slot": v}}`` gives ``("domain-slot",
-    v)`` in the domain's place. A slot given twice keeps the first value that is set."""
-    if _FLAT_VALUES.issuperset(map(type, state.values())):
-        return state.items()
-    return [pair for key, value in state.items() for pair in (
-        [(f"{key}-{slot}", inner) for slot, inner in value.items()]
-        if isinstance(value, Mapping) else [(key, value)])]
-
-
-def flat_state(state: Mapping) -> Mapping:
-    """``{"domain": {"slot": v}}`` -> ``{"domain-slot": v}``, a slot given twice keeping its
-    first value (:func:`flat_items` order) that is not ``None``; a flat state as is."""
-    if _FLAT_VALUES.issuperset(map(type, state.values())):
-        return state
-    flat: dict = {}
-    for key, value in flat_items(state):
-        if flat.get(key) is None:
-            flat[key] = value
-    return flat
-
-
-NO_GOLD_STATE = "the gold state is None (a gold turn needs a state, {} when empty)"
-"""The ``ValueError`` text of a ``None`` gold turn (after ``y_true turn <row>: ``)."""
-
-
-def gold_variants(key: str, value: Any, row: int) -> tuple[str, ...]:
-    """The variants of one gold slot: a string is one, a sequence of strings its variants;
-    a key or value that is not a string (5, None, b"x", a mapping) is a ``TypeError`` naming
-    the turn and slot (the metric functions' one rule, :mod:`~.canonical`)."""
-    if isinstance(value, str):
-        variants: tuple = (value,)
-    elif isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
-        variants = tuple(value)
-    else:  # neither a value nor a list of variants
-        variants = (value,)
-    for item in (key, *variants):
-        if not isinstance(item, str):
-            raise TypeError(f"gold turn {row}, slot {key!r}: value {item!r} is not a string")
-    return variants
 
 
 def _change_tests(b_prev: Mapping, b_now: Mapping, p_prev: Mapping, p_now: Mapping,
@@ -230,9 +187,10 @@ def turn_table(
     entry is ignored. A ``None`` entry of ``y_pred`` marks its turn not predicted too (the
     CLI's ``--missing wrong``; ``{}`` is a prediction, of the empty state); a ``None`` entry
     of ``y_true`` is a ``ValueError`` naming the turn (a gold turn has a state). A gold
-    value is a string or a sequence of strings (its variants); another value, or a key
-    that is not a string, is the ``TypeError`` of :func:`~.canonical.canonical_states`
-    naming the turn and slot.
+    value is a string or a sequence of strings (its variants), a predicted value a string,
+    or ``None`` for a slot not predicted (left out, whatever the gold:
+    :func:`~.state_items.predicted_slots`); another value, or a key that is not a string,
+    is the ``TypeError`` of :func:`~.canonical.canonical_states` naming the turn and slot.
     ``turn_numbers`` (default: each turn's position in its dialogue) gives each turn's
     number in its dialogue, for FGA's error age t − t_err: with turns left out of the rows
     (``--missing skip``) the age counts the dialogue's turns, as the FGA authors' code
@@ -387,7 +345,7 @@ def _loop_columns(y_true: Sequence[GoldState], y_pred: Sequence[PredState | None
             else:
                 gold = {key: gold_variants(key, value, row) for key, value in raw_gold.items()}
         unpredicted = row in absent if absent else False
-        pred = {} if unpredicted else flat_state(y_pred[row] or {})
+        pred = {} if unpredicted else predicted_slots(y_pred[row], row)
         dialogue = dialogue_of[row]
         if dialogue != prev_dialogue:
             prev_dialogue, b_prev, p_prev, prev_jga, t, t_err = dialogue, {}, {}, True, 0, -1

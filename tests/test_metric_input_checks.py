@@ -11,7 +11,10 @@
 * ``n_slots`` is an int >= 1 (not a bool), ``slots`` a collection of at least one slot;
   a turn of ``slot_accuracy`` counts at most N errors (every slot of the list wrong), so
   the value is in [0, 1];
-* ``zero_division`` must be finite.
+* ``zero_division`` must be finite;
+* ``turn_table`` refuses a predicted value that is neither a string nor ``None`` (a
+  ``TypeError`` naming turn and slot, as the functions), reads ``None`` as a slot not
+  predicted, and every :class:`Metric` on a table of no turns is nan (slot F1 gave 1.0).
 
 Every number is worked out by hand in the comments.
 """
@@ -262,3 +265,62 @@ def test_zero_division_must_be_finite(name, value):
     kwargs = {k: v for k, v in extra.items() if k in params}
     with pytest.raises(ValueError, match="zero_division"):
         getattr(M, name)([], [], zero_division=value, **kwargs)
+
+
+# 8. turn_table and the Metric classes: as strict as the functions
+
+@pytest.mark.parametrize(("pred", "shown"), [
+    ({"a-b": 4}, "4"), ({"a-b": ("4",)}, "('4',)"), ({"a-b": ["4"]}, "['4']"),
+    ({"a": {"b": 4.0}}, "4.0"), ({"a-b": b"4"}, "b'4'"), ({"a-b": True}, "True"),
+])
+def test_turn_table_refuses_a_predicted_value_that_is_not_a_string(pred, shown):
+    """``4`` for ``"4"`` scored a wrong value (JGA 0.0) without an error; a tuple or list
+    was compared as one value. Now the functions' ``TypeError``, naming turn and slot."""
+    gold = [{"a-b": ("4",)}, {"a-b": ("4",)}]
+    message = f"predicted turn 1, slot 'a-b': value {shown} is not a string"
+    with pytest.raises(TypeError) as info:
+        M.turn_table(gold, [{"a-b": "4"}, pred])
+    assert str(info.value) == message
+    with pytest.raises(TypeError) as info:
+        M.joint_goal_accuracy(gold, [{"a-b": "4"}, pred])
+    assert str(info.value) == message
+    with pytest.raises(TypeError, match="predicted turn 0: a state must be a mapping"):
+        M.turn_table([{}], ["a-b"])
+
+
+def test_turn_table_leaves_out_a_predicted_none():
+    """A predicted ``None`` is a slot not predicted (the CLI reads JSON ``null`` so): it was
+    an extra slot where the gold has none, a missing one where it has the slot."""
+    table = M.turn_table([{}], [{"a-b": None}])
+    # by hand: nothing predicted, nothing in the gold: a right turn, F1 1
+    assert {k: table.columns[k].tolist() for k in ("jga", "extra", "n_pred", "f1")} == {
+        "jga": [1.0], "extra": [0.0], "n_pred": [0.0], "f1": [1.0]}
+    table = M.turn_table([{"a-b": ("4",)}], [{"a-b": None, "c-d": None}])
+    assert {k: table.columns[k].tolist() for k in ("missing", "extra", "wrong")} == {
+        "missing": [1.0], "extra": [0.0], "wrong": [0.0]}
+    # in every column, a state with None values is the state without them
+    gold = [{"a-b": ("1",)}, {"a-b": ("1",), "c-d": ("2",)}, {"c-d": ("2",)}, {}]
+    with_none = [{"a-b": "1", "c-d": None}, {"a-b": None, "c-d": "2"},
+                 {"a": {"b": None}, "c-d": "2"}, {"e-f": None}]
+    without = [{"a-b": "1"}, {"c-d": "2"}, {"c-d": "2"}, {}]
+    ids = ["d", "d", "d", "e"]
+    a, b = M.turn_table(gold, with_none, dialogue_ids=ids), M.turn_table(gold, without,
+                                                                         dialogue_ids=ids)
+    assert a.columns.keys() == b.columns.keys()
+    for name in a.columns:
+        assert a.columns[name].tolist() == b.columns[name].tolist(), name
+    # by hand: turn 1 misses a-b, the others are right
+    assert a.columns["jga"].tolist() == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_metric_classes_on_no_turns_are_nan():
+    """``SlotF1().score`` of a table of no turns gave 1.0 (its convention for turns with
+    empty states) where JGA gave nan and the functions raise: every metric is nan now."""
+    empty = M.turn_table([], [])
+    for metric in (M.SlotF1(), M.SlotPrecision(), M.SlotRecall(), M.JointGoalAccuracy(),
+                   M.SlotF1PerTurnMacro(), M.RequestedSlotsF1()):
+        assert math.isnan(metric.score(empty)), metric.name
+    with pytest.raises(M.UndefinedMetric):
+        M.slot_f1([], [])
+    # turns with empty states: nothing missed, nothing wrong: P = R = F1 = 1 (the CLI's)
+    assert M.SlotF1().score(M.turn_table([{}], [{}])) == 1.0 == M.slot_f1([{}], [{}])

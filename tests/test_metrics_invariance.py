@@ -8,7 +8,8 @@ empty-gold turns, requested slots and intents:
 * the score does not depend on the order of the dialogues;
 * slot keys spelled in any way the readers accept give the same score once resolved;
 * nested ``{"domain": {"slot": v}}`` and flat ``{"domain-slot": v}`` states are equal;
-* empty input gives the metric's documented ``zero_division`` (``nan`` by default);
+* empty input (no turns) gives nan for every metric; a documented ``zero_division``
+  (slot and requested-slot P/R/F1, GCA) is the value on turns with nothing to count;
 * per-dialogue column sums (the bootstrap unit) add up to the corpus sums, and
   ``from_sums`` on arrays of resampled sums equals the scalar score.
 """
@@ -198,7 +199,11 @@ def test_nested_and_flat_states_are_equal(predicted) -> None:
     same(scores(table_of(ids, gold, mixed, *rest)), scores(table))
 
 
-def test_empty_input_follows_zero_division(predicted) -> None:
+def test_empty_input_is_nan_for_every_metric(predicted) -> None:
+    """No turns: every metric is nan, also slot and requested-slot P/R/F1 and GCA (they gave
+    their ``zero_division``, 1.0 or 0.0, while JGA gave nan); that convention stays the
+    value on turns with nothing to count (states and requested slots all empty: P = R =
+    F1 = 1 by hand, GCA 0 for no change as the reference code has it)."""
     _, full = predicted
     empty = turn_table([], [], dialogue_ids=[], requested_true=[], requested_pred=[],
                        intents_true=[], intents_pred=[])
@@ -208,9 +213,18 @@ def test_empty_input_follows_zero_division(predicted) -> None:
     for metric in registry(full):
         if metric.name.startswith("domain_joint_goal_accuracy"):
             continue  # no domain in empty input: these metrics do not exist
-        documented = getattr(metric, "zero_division", math.nan)
-        value = metric.score(empty)
-        assert value == pytest.approx(documented, nan_ok=True), metric.name
+        assert math.isnan(metric.score(empty)), metric.name
+        assert math.isnan(metric.score(full, np.zeros(len(full), dtype=bool))), metric.name
+    nothing = turn_table([{}], [{}], dialogue_ids=["d"], requested_true=[[]],
+                         requested_pred=[[]])
+    by_hand = {"slot_precision": 1.0, "slot_recall": 1.0, "slot_f1": 1.0,
+               "requested_slots_precision": 1.0, "requested_slots_recall": 1.0,
+               "requested_slots_f1": 1.0, "granular_change_accuracy": 0.0,  # no change: 0
+               "granular_change_accuracy_reference": 0.0}
+    conventions = {m.name: m for m in registry(full) if hasattr(m, "zero_division")}
+    assert set(conventions) == set(by_hand)
+    for name, metric in conventions.items():
+        assert metric.score(nothing) == by_hand[name] == metric.zero_division, name
 
 
 def test_dialogue_sums_add_up_to_the_corpus_value(predicted) -> None:

@@ -144,7 +144,7 @@ class GoldZip:
         """How messages name ``member``: ``archive.zip:member``."""
         return f"{self.path}:{member}"
 
-    def read(self, member: str) -> bytes:
+    def read(self, member: str) -> bytes | bytearray:
         """The bytes of ``member`` (a KeyError when there is none)."""
         self._budget.take(self._archive.getinfo(member))
         return read_member(self._archive, member)
@@ -162,16 +162,17 @@ _MAX_DEFLATE_RATIO = 1032
 """Deflate expands data at most ~1032-fold: a larger recorded size is not allocated."""
 
 
-def read_member(archive: zipfile.ZipFile, name: str) -> bytes:
+def read_member(archive: zipfile.ZipFile, name: str) -> bytes | bytearray:
     """``archive.read(name)`` for an archive held in memory (:class:`GoldZip`), without
-    zipfile's extra copy of the content.
+    zipfile's extra copy of the content, and never inflating more than the member declares.
 
     zipfile inflates into blocks that grow and joins them at the end: one more copy of the
-    content, in fresh memory. A deflated member is inflated here in one call into a buffer
-    of its recorded size and checked as zipfile checks it (the local header's signature and
-    name, the size, the CRC-32); any other member, and any mismatch, is read by
-    ``archive.read`` (with zipfile's own errors). The 27 MB member of the MultiWOZ 2.1 test
-    zip: 47 -> 31 ms.
+    content, in fresh memory. A deflated member is inflated here into one buffer of its
+    recorded size (:func:`_inflate_into`) and checked as zipfile checks it (the local
+    header's signature and name, the size, the CRC-32); any other member, and any mismatch,
+    is read by zipfile within its declared size
+    (:func:`~dst_eval.jsonio.read_declared`, with zipfile's own errors). The 27 MB member
+    of the MultiWOZ 2.1 test zip: 21 ms, against 30-47 ms for ``archive.read``.
     """
     info = archive.getinfo(name)
     fp = archive.fp
@@ -186,7 +187,7 @@ def read_member(archive: zipfile.ZipFile, name: str) -> bytes:
     return content
 
 
-def _inflate(data: memoryview, info: zipfile.ZipInfo, encoding: str) -> bytes | None:
+def _inflate(data: memoryview, info: zipfile.ZipInfo, encoding: str) -> bytearray | None:
     """The inflated data of member ``info`` of the zip ``data``; None when its local header
     does not match (no signature, another name) or the data does not inflate."""
     start = info.header_offset + _LOCAL_HEADER.size
@@ -202,11 +203,36 @@ def _inflate(data: memoryview, info: zipfile.ZipInfo, encoding: str) -> bytes | 
     if magic != b"PK\x03\x04" or name != info.orig_filename:
         return None
     begin = start + name_length + extra_length
-    try:  # no further than one byte past the declared size: a longer stream is a lie
-        return zlib.decompressobj(-15).decompress(data[begin:begin + info.compress_size],
-                                                  info.file_size + 1)
+    try:
+        return _inflate_into(data[begin:begin + info.compress_size], info.file_size)
     except zlib.error:
         return None
+
+
+_INFLATE_STEP = 1 << 20
+"""Bytes inflated per call by :func:`_inflate_into` (256 KiB to 4 MiB time alike)."""
+
+
+def _inflate_into(compressed: memoryview, size: int) -> bytearray | None:
+    """The raw deflate stream ``compressed`` inflated into one buffer of ``size`` bytes, a
+    step at a time: None when it holds more (a member under-declaring its size: never more
+    memory than it declares) or less. One buffer of the recorded size, filled in place: the
+    27 MB member of the MultiWOZ 2.1 test zip in 21 ms and 52 MB peak, against 41 ms and
+    72 MB for one bounded ``decompress`` call (blocks joined at the end) and 14 ms for an
+    unbounded one."""
+    out = bytearray(size)
+    inflater = zlib.decompressobj(-15)
+    pending, filled = compressed, 0
+    while True:
+        chunk = inflater.decompress(pending, _INFLATE_STEP)
+        if filled + len(chunk) > size:
+            return None
+        out[filled:filled + len(chunk)] = chunk
+        filled += len(chunk)
+        pending = inflater.unconsumed_tail
+        if inflater.eof or not chunk:
+            break
+    return out if filled == size and inflater.eof else None
 
 
 PROBE_EVENT = "dst_eval.probe"

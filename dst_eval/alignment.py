@@ -347,7 +347,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     labels: dict[int, tuple[str, str]] = {}
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
-    every_gap_reported = any(i.kind == "missing_turn" and i.unlisted for i in predictions.issues)
+    capped = {i.kind for i in predictions.issues if i.unlisted}  # the reader counted them all
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold) if checker is None else checker
@@ -382,7 +382,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
                     genuine.add(place)  # a gold value holding '|': not a hedge
                     continue
                 problem = _value_problem(value)
-                if problem and place not in reported:
+                if problem and place not in reported and problem[0] not in capped:
                     details.append(Issue(problem[0], f"slot {key}: {problem[1]}", file=source,
                                          dialogue=gold_id, turn=index, severity=severity))
             if checker.active and key not in checker.known:
@@ -449,7 +449,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
             if pred is not None and pred.state is None and (pred is _GAP or pred == _GAP):
                 pred = None
                 n_missing_turns += 1
-                if pred_id not in reported_gaps and not every_gap_reported:
+                if pred_id not in reported_gaps:
                     details.append(Issue("missing_turn", "empty turn object; the turn is "
                                          "scored as missing", file=source,
                                          dialogue=dialogue.dialogue_id, turn=i,

@@ -750,21 +750,30 @@ def test_counts_of_a_capped_issue_kind_are_exact(tmp_path, gold_samples):
         f"{n_dialogues} dialogues, first at dialogue {turns[0][0]} turn 0: ")
 
 
-def test_capped_gaps_are_not_counted_twice(tmp_path, mwz21_test_gold):
-    """150 JSONL dialogues numbered from 1 leave turn 0 of each a gap: 150 missing turns
-    (the reader lists 100 and counts 50; the alignment used to add the 50 again: 151)."""
+def test_gaps_and_hedged_values_are_not_counted_twice(tmp_path, mwz21_test_gold):
+    """150 JSONL dialogues numbered from 1 leave turn 0 of each a gap: 150 missing turns,
+    each with its place (a reader names gaps once per dialogue: never capped; capped, the
+    alignment added the unlisted 50 again: 151), and 10 empty records more are still
+    reported. 150 '|' values: 150, not the reader's 100 + 50 unlisted + the alignment's 50."""
     from dst_eval.api import evaluate
 
     dialogues = list(mwz21_test_gold)[:150]
     lines = [json.dumps({"dialogue_id": d.dialogue_id, "turn_index": t.turn_index + 1,
                          "state": {}}) for d in dialogues for t in d.turns]
-    path = write(tmp_path, "one_based.jsonl", "\n".join(lines))
+    empty = [json.dumps({"dialogue_id": d.dialogue_id, "turn_index": 0})
+             for d in list(mwz21_test_gold)[150:160]]  # records without a state
+    path = write(tmp_path, "one_based.jsonl", "\n".join(lines + empty))
     result = evaluate(path, gold=mwz21_test_gold, min_coverage=0.0)
     [issue] = [i for i in result.issues if i.kind == "missing_turn"]
-    assert issue.message.startswith("missing turn: 150 times; the first 100 (listed) in 100 "
-                                    "turns of 100 dialogues")
-    assert result.coverage["missing_turns"] == 150 + sum(
-        len(d.turns) for d in list(mwz21_test_gold)[150:])
+    assert issue.message.startswith("missing turn: 160 times in 160 turns of 160 dialogues")
+    hedged = [json.dumps({"dialogue_id": d.dialogue_id, "turn_index": t.turn_index,
+                          "state": {"hotel-area": "north|south"}})
+              for d in dialogues for t in d.turns][:150]
+    result = evaluate(write(tmp_path, "hedged.jsonl", "\n".join(hedged)),
+                      gold=mwz21_test_gold, min_coverage=0.0)
+    [issue] = [i for i in result.issues if i.kind == "hedged_value"]
+    assert issue.message.startswith("hedged value: 150 times; the first 100 (listed) in 100 "
+                                    "turns of ")
 
 
 @pytest.mark.parametrize(("name", "lines"), [

@@ -54,6 +54,9 @@ TURN_KEYS = frozenset({"state", "response", "active_domains", "requested_slots",
 """The keys of a turn object that are read."""
 MAX_ISSUES_PER_KIND = 100
 """Issues of one kind kept with their place; the rest of that kind are counted."""
+UNCAPPED = frozenset({"missing_turn"})
+"""Kinds kept whole: one per dialogue at most (a reader names a dialogue's gaps in one
+Issue), and the alignment tells a reader's gaps from empty records by them."""
 
 
 class TurnReader:
@@ -84,7 +87,7 @@ class TurnReader:
 
     def issue(self, kind: str, message: str, dialogue: str | None, turn: int | None) -> None:
         count = self._counts[kind] = self._counts.get(kind, 0) + 1
-        if count <= MAX_ISSUES_PER_KIND:
+        if count <= MAX_ISSUES_PER_KIND or kind in UNCAPPED:
             self._issues.append(Issue(kind, message, file=self.file, dialogue=dialogue,
                                       turn=turn))
 
@@ -95,7 +98,8 @@ class TurnReader:
         more = [Issue(kind, f"{count - MAX_ISSUES_PER_KIND:,} more {kind} problems in this "
                       f"file (only the first {MAX_ISSUES_PER_KIND} are listed)", file=self.file,
                       unlisted=count - MAX_ISSUES_PER_KIND)
-                for kind, count in self._counts.items() if count > MAX_ISSUES_PER_KIND]
+                for kind, count in self._counts.items()
+                if count > MAX_ISSUES_PER_KIND and kind not in UNCAPPED]
         return self._issues + more if more else self._issues
 
     # keys

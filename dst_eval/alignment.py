@@ -438,7 +438,8 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
                 f"{n_pred} predicted turns for {n_gold} gold turns"
                 + (f"; turns {n_pred}..{n_gold - 1} are missing" if n_pred < n_gold
                    else f"; turns {n_gold}..{n_pred - 1} are extra and ignored")
-                + (POSITIONAL_NOTE if predictions.format in POSITIONAL_FORMATS else ""),
+                + (POSITIONAL_NOTE if n_pred < n_gold and predictions.format in
+                   POSITIONAL_FORMATS else ""),
                 file=source, dialogue=dialogue.dialogue_id,
                 turn=min(n_gold, n_pred), severity=severity,
             ))

@@ -419,6 +419,10 @@ def test_a_turn_left_out_of_a_positional_format_is_explained(tmp_path, gold_samp
     assert issue.message.endswith("are missing (this format numbers turns by their position: "
                                   "a turn left out anywhere shows as missing at the end, and "
                                   "the turns after it are shifted)")
+    predictions[first] = predictions[first] * 3  # extra turns: no note about missing ones
+    result = evaluate(_json(tmp_path / "q.json", predictions), gold=folder)
+    [issue] = [i for i in result.issues if i.kind == "turn_count_mismatch"]
+    assert issue.message.endswith("are extra and ignored")
 
 
 def test_trade_record_keys_that_are_not_read_are_reported(tmp_path):
@@ -434,6 +438,11 @@ def test_trade_record_keys_that_are_not_read_are_reported(tmp_path):
     assert (issue.kind, issue.dialogue, issue.turn) == ("unknown_key", "X.json", 0)
     assert issue.message == ("keys of turn records that are not read: 'state' (2 turns); "
                              "TRADE's prediction is 'pred_bs_ptr'")
+    many = {"X.json": {str(t): {"pred_bs_ptr": [], f"k{t}": 1} for t in range(12)}}
+    [issue] = read_predictions(_json(tmp_path / "m.json", many), pred_format="trade").issues
+    assert issue.message.startswith("keys of turn records that are not read: 'k0' (1 turn), "
+                                    "'k1' (1 turn), 'k10' (1 turn), 'k11' (1 turn), 'k2' (1 "
+                                    "turn) and 7 more;")
 
 
 def test_simpletod_text_without_a_belief_marker_is_reported(tmp_path):

@@ -395,6 +395,11 @@ def test_look_alike_names_are_refused(small):
                                                "letters in the word '\u041eracle'")
     assert reasons["wide.json"].startswith(f"name '{wide}' is already used by oracle.json")
     assert "\u039c\u03bf\u03bd\u03c4\u03ad\u03bb\u03bf" in {row["name"] for row in data["rows"]}
+    # a letter of another script after a digit, and a dash for a hyphen (from review)
+    assert submissions.mixed_script_word("GPT-4\u043e") == "GPT-4\u043e"
+    assert submissions.name_key("SOM\u2010DST") == submissions.name_key("som-dst")
+    one_script_words = "BERT \u6a21\u578b \u041c\u043e\u0434\u0435\u043b\u044c"
+    assert submissions.mixed_script_word(one_script_words) is None
 
 
 def test_no_states_gives_a_note_and_no_rank(small):

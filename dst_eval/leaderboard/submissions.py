@@ -263,19 +263,26 @@ is a look-alike of another name, as browsers treat mixed-script domain names."""
 
 
 def mixed_script_word(text: str) -> str | None:
-    """The first word of ``text`` whose letters come from two of :data:`LOOKALIKE_SCRIPTS`
-    (``"Оracle"`` with a Cyrillic О), or None."""
-    for word in re.findall(r"\w+", text):
+    """The first word of ``text`` (split at whitespace: ``GPT-4о`` is one word) whose
+    letters come from two of :data:`LOOKALIKE_SCRIPTS` (``"Оracle"`` with a Cyrillic О),
+    or None. (A name all in one script that looks like another, Cyrillic ``Сосо`` for
+    ``Coco``, is left to the maintainer's review.)"""
+    for word in text.split():
         scripts = {unicodedata.name(c, "?").split(" ", 1)[0] for c in word if c.isalpha()}
         if len(scripts & LOOKALIKE_SCRIPTS) > 1:
             return word
     return None
 
 
+_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63]")
+"""Hyphens and dashes NFKC leaves apart from ``-`` (U+2010 hyphen, en and em dashes,
+minus sign, ...)."""
+
+
 def name_key(name: str) -> str:
     """What two submission names must not share: the name after NFKC (full-width and other
-    compatibility forms) and case folding."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    compatibility forms), with every hyphen and dash read as ``-``, case-folded."""
+    return _DASHES.sub("-", unicodedata.normalize("NFKC", name)).casefold()
 
 
 def clean_metadata(raw: Mapping[str, Any], *, default_name: str,

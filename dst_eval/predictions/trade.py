@@ -65,8 +65,11 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
                       embedded=embedded)
     if unread:
         first = min(unread, key=lambda key: (-unread[key][0], key))
+        found = sorted(unread.items(), key=lambda item: (-item[1][0], item[0]))
         listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
-                           for key, (count, _, _) in sorted(unread.items()))
+                           for key, (count, _, _) in found[:5])
+        if len(found) > 5:
+            listed += f" and {len(found) - 5:,} more"
         table.reader.issue("unknown_key", f"keys of turn records that are not read: {listed}; "
                            f"TRADE's prediction is {PREDICTED!r}", *unread[first][1:])
     return table.build()

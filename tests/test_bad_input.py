@@ -725,6 +725,25 @@ def test_issues_are_bounded_per_kind(tmp_path, sample):
     assert preds.issues[0].message.startswith("1,999 turns without a record (turns 0..1998)")
 
 
+@pytest.mark.parametrize("records", [
+    ['{"dialogue_id": "nowhere", "turn_index": 0, "state": {}}'],  # no gold dialogue
+    ['{"dialogue_id": "DEMO0001.json", "turn_index": 9, "state": {}}'],  # only gaps
+])
+def test_nothing_to_score_under_missing_skip_is_exit_3(tmp_path, capsys, gold_samples,
+                                                        records):
+    """--missing skip with no predicted gold turn leaves no number defined: exit 3 with one
+    line (it printed every metric n/a without a reason, and ended in an internal error
+    under --bootstrap)."""
+    path = write(tmp_path, "p.jsonl", "\n".join(records))
+    for extra in ((), ("--bootstrap", "10")):
+        code, err = run_cli(capsys, str(path), "--gold", str(gold_samples / "multiwoz22"),
+                            "--missing", "skip", "--min-coverage", "0", *extra)
+        [line] = err.strip().splitlines()
+        assert code == 3 and line.endswith("no gold turn has a prediction: with --missing "
+                                           "skip nothing is left to score (no number would "
+                                           "be defined)")
+
+
 NUMERIC_SLOTS = ("hotel-stars", "hotel-bookpeople", "hotel-bookstay", "restaurant-bookpeople",
                  "train-bookpeople", "hotel-bookday", "restaurant-booktime", "taxi-leaveat",
                  "train-day", "attraction-area")

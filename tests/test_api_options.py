@@ -362,8 +362,10 @@ def test_cli_help_and_a_json_run_load_no_heavy_module(tmp_path):
 
 @pytest.mark.parametrize("command", ["score", "report", "compare"])
 def test_an_output_never_overwrites_an_input(tmp_path, capsys, command):
-    """-o/--report/--html naming the predictions, a file inside the gold folder or a file
-    the gold loader read (a schema next to a gold file) is exit 2, and nothing is written."""
+    """-o/--report/--html naming the predictions, a file inside the gold folder, a file the
+    gold loader read (a schema next to a gold file) or any file in a gold file's folder
+    (whose neighbours loaders read: RiSAWOZ's split ids were overwritten) is exit 2, and
+    nothing is written."""
     folder = tmp_path / "mwz22"
     shutil.copytree(MWZ22, folder)
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
@@ -371,10 +373,15 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, command):
     flag = {"score": "--output", "report": "--html", "compare": "--output"}[command]
     head = {"score": [predictions], "report": ["report", predictions],
             "compare": ["compare", predictions, predictions]}[command]
+    (folder / "notes.json").write_text("{}")  # a neighbour the loader does not read
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
     for gold, target in ((folder, folder / "predictions.json"),
                          (folder, folder / "dialogues_001.json"),
                          (folder, folder / "new.json"),
-                         (folder / "dialogues_001.json", folder / "schema.json")):
+                         (folder / "dialogues_001.json", folder / "schema.json"),
+                         # the folder of a gold file: its neighbours, read or not, new files
+                         (folder / "dialogues_001.json", folder / "notes.json"),
+                         (folder / "dialogues_001.json", folder / "new.json")):
         code = main([*head, "--gold", str(gold), flag, str(target), "-q"])
         err = capsys.readouterr().err.strip()
         assert code == 2, err

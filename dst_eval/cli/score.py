@@ -234,6 +234,12 @@ def check_not_gold(flag: str, target: str | None, gold: GoldSet,
     if target and any(same_file(Path(f.path), Path(target)) for f in gold.files):
         raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
     check_writable(flag, target, database_inputs(gold, args, target))
+    source = Path(gold.source)
+    if target and target != "-" and source.is_file() and (
+            source.resolve().parent in Path(target).resolve().parents):
+        raise UsageError(f"{flag} {target}: is in the folder of the gold file {gold.source}, "
+                         "whose neighbours the loaders read (list files, schemas, split ids, "
+                         "databases); write it elsewhere")
 
 
 def write_text(text: str, output: str | None, flag: str = "--output", *,

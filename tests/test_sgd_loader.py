@@ -601,3 +601,17 @@ def test_split_names_of_files_and_real_folders_are_checked(tmp_path: Path,
     with pytest.raises(GoldDataError, match="is the 'dev' split"):
         sgd.load(root / "test", split="test")
     assert sgd.load(root / "test").split == "dev"
+
+
+def test_multiwoz22_gold_read_as_sgd_is_refused(gold_samples: Path, tmp_path: Path) -> None:
+    """MultiWOZ 2.2 gold (SGD's layout, MultiWOZ's services) with --corpus sgd is exit 4: it
+    was scored by SGD's rules with 'unknown slot' warnings only (JGA 53.85 for 69.23)."""
+    with pytest.raises(GoldDataError, match=r"no service is named as SGD's are \(Hotels_1, "
+                                            r"\.\.\.\): attraction, hotel"):
+        load_gold(gold_samples / "multiwoz22", corpus="sgd")
+    folder = tmp_path / "noschema"  # without its schema: the frames' services
+    folder.mkdir()
+    shutil.copy(gold_samples / "multiwoz22" / "dialogues_001.json", folder)
+    with pytest.raises(GoldDataError, match="is this gold another corpus"):
+        load_gold(folder, corpus="sgd")
+    assert load_gold(gold_samples / "sgd", corpus="sgd").corpus == "sgd"

@@ -17,6 +17,7 @@ too (ids that differ only in case, ``.json`` or surrounding spaces are one id:
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import MappingProxyType
 
@@ -25,10 +26,25 @@ from dst_eval.corpora.sgd.build import GoldBuilder
 from dst_eval.corpora.sgd.files import read_dialogues, read_schema
 from dst_eval.corpora.sgd.keys import flat_slot_key
 from dst_eval.corpora.sgd.locate import SPLITS, Source, locate, sniff
+from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, UniqueIds
 from dst_eval.readahead import read_ahead
 
 __all__ = ["SPLITS", "flat_slot_key", "load", "load_source", "sniff"]
+
+
+SERVICE_NAME = re.compile(r"[A-Z][A-Za-z]*_[0-9]+")
+"""How SGD names a service: ``Hotels_1``, ``RideSharing_2``."""
+
+
+def _check_service_names(services: set[str], file: str) -> None:
+    """:class:`GoldDataError` when no service is named as SGD names them: MultiWOZ 2.2 gold
+    (``hotel``, ``train``) read with ``--corpus sgd`` would be scored by SGD's rules."""
+    if services and not any(SERVICE_NAME.fullmatch(name) for name in services):
+        shown = ", ".join(sorted(services)[:4]) + (", ..." if len(services) > 4 else "")
+        raise GoldDataError(f"no service is named as SGD's are (Hotels_1, ...): {shown}; is "
+                            "this gold another corpus (MultiWOZ 2.2: --corpus multiwoz22)?",
+                            file=file)
 
 
 def load(path: Path, *, split: str | None = None) -> GoldSet:
@@ -49,6 +65,8 @@ def load_source(source: Source) -> GoldSet:
         for record in read_dialogues(path, log):
             ids.add(record.dialogue_id, file)
             dialogues.append(builder.dialogue(record, file))
+    _check_service_names(set(schema) or {s for d in dialogues for s in d.services},
+                         str(source.schema or source.shown))
     return GoldSet(
         corpus="sgd",
         split=source.split,

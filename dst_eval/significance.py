@@ -110,6 +110,7 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
          "systems": [{"name", "baseline": bool,
                       "issues": [{"kind", "severity", "message", "file", "dialogue",
                                   "turn"}],    # the report's warnings (Result.issues)
+                      "notes"?: [str],         # its notes no other system has
                       "scores": {metric: {
              "score", "mean", "ci_low", "ci_high", "half_width"      (bs)
              "delta", "p_bs", "p_ar"                                 (systems)}}}]}
@@ -156,6 +157,8 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
                                few_resamples_note(trials, trials=True) if test != "bs" else None)
              if note]
     notes += _not_compared(reports, names, result["metrics"])
+    shared = [n for n in reports[0].notes if all(n in r.notes for r in reports[1:])]
+    notes += [note for note in shared if note not in notes]  # each report's, said once
     if notes:
         result["notes"] = notes
 
@@ -167,13 +170,20 @@ def compare_reports(reports: Sequence[Result], *, test: str = "bs", n: int | Non
                 base_scores[name] = _without_resamples(ci, n)
     result["systems"].append({"name": names[0], "baseline": True,
                               "issues": [issue_dict(i) for i in base.issues],
-                              "scores": base_scores})
+                              **_own_notes(base, shared), "scores": base_scores})
     for report, name in zip(reports[1:], names[1:], strict=True):
         system = _compare_one(groups, report, names[0], name, test, n, trials, seed, ties)
         result["systems"].append({"name": name, "baseline": False,
                                   "issues": [issue_dict(i) for i in report.issues],
-                                  "scores": system["scores"]})
+                                  **_own_notes(report, shared), "scores": system["scores"]})
     return result
+
+
+def _own_notes(report: Result, shared: Sequence[str]) -> dict[str, list[str]]:
+    """``{"notes": [...]}`` with the report's notes the other systems lack (scoring the file
+    alone prints them: responses scored as empty, values read as unset, ...), or ``{}``."""
+    own = [note for note in report.notes if note not in shared]
+    return {"notes": own} if own else {}
 
 
 def _common_metrics(reports: Sequence[Result], names: Sequence[str]
@@ -377,6 +387,8 @@ def _issues(result: dict[str, Any]) -> list[tuple[str, str]]:
             issue = Issue(**fields)
             text = str(issue) if issue.file else f"{one_line(label)}: {issue}"
             out.append((issue.severity, text))
+        out += [("note", f"{one_line(label)}: {one_line(note)}")
+                for note in system.get("notes", [])]
     return out
 
 

@@ -389,3 +389,26 @@ def test_too_few_resamples_are_said(gold_samples, n, trials, expected):
     assert [note for note in report.notes if "resample" in note] == expected[:1]
     compared = compare_reports([report, report], test="both", n=n, trials=trials, seed=1)
     assert [note for note in compared.get("notes", []) if "too few" in note] == expected
+
+
+def test_compare_lists_each_systems_own_notes(gold_samples, tmp_path):
+    """A note of one system (responses missing and scored as empty) is listed for it, as
+    scoring the file alone lists it; notes every system has are said once (compare used to
+    drop the systems' notes)."""
+    from dst_eval.significance import compare_reports, comparison_markdown
+
+    folder = gold_samples / "crosswoz"
+    predictions = json.loads((folder / "predictions.json").read_text(encoding="utf-8"))
+    first = next(iter(predictions))
+    for turn in predictions[first]:
+        turn.pop("response")
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(predictions, ensure_ascii=False), encoding="utf-8")
+    reports = [evaluate(path, gold=folder) for path in (folder / "predictions.json", partial)]
+    [own] = [n for n in reports[1].notes if n not in reports[0].notes]
+    assert own.startswith(f"{len(predictions[first])} predicted turns have no response")
+    compared = compare_reports(reports, n=50, names=["full", "partial"])
+    assert [s.get("notes") for s in compared["systems"]] == [None, [own]]
+    assert all(n in compared["notes"] for n in reports[0].notes if n in reports[1].notes)
+    assert f"- note: partial: {own.split(' (')[0]}" in comparison_markdown(compared).replace(
+        "\\", "")

@@ -538,3 +538,15 @@ def test_multiwoz_test_report_is_small_and_complete(multiwoz_test_page):
 def test_multiwoz_test_report_in_chromium(chromium, multiwoz_test_page, tmp_path):
     run = render(chromium, multiwoz_test_page[0], tmp_path, name="pptod")
     assert_clean(run, plots=3, title="dst-eval report: pptod.json")
+
+
+def test_report_html_dash_is_standard_output(tmp_path, gold_samples, capsys, monkeypatch):
+    """``report --html -`` writes the page to standard output, as ``-o -`` does; it wrote
+    a file named ``-`` in the current folder."""
+    monkeypatch.chdir(tmp_path)
+    folder = gold_samples / "multiwoz22"
+    assert cli.main(["report", str(folder / "predictions.json"), "--gold", str(folder),
+                     "--html", "-", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
+    assert not (tmp_path / "-").exists()

@@ -26,6 +26,7 @@ from dst_eval.cli.score import (
     check_not_resource,
     check_writable,
     resource_args,
+    write_text,
 )
 from dst_eval.errors import EXIT_OK, UsageError
 from dst_eval.gold import GoldSet
@@ -97,6 +98,9 @@ def run_report(argv: Sequence[str]) -> int:
         progress.update("rendering", 3, 4)
         page = render_report_html(report, title=args.title)
     check_not_resource("--html", args.html, report.resource_files)
+    if args.html == "-":  # standard output, as for -o and --report
+        write_text(page, None, machine=True)
+        return EXIT_OK
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:

@@ -306,8 +306,6 @@ def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | Non
 
 _MISSING_FATE = {"wrong": "are scored as wrong", "empty": "are scored as empty predictions",
                  "skip": "are left out of the scores (--missing skip)"}
-
-
 POSITIONAL_FORMATS = frozenset({"mwzeval", "simpletod"})  # turns numbered by list position
 POSITIONAL_NOTE = (" (this format numbers turns by their position: a turn left out "
                    "anywhere shows as missing at the end, and the turns after it are shifted)")
@@ -348,6 +346,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
     capped = {i.kind for i in predictions.issues if i.unlisted}  # the reader counted them all
+    positional = predictions.format in POSITIONAL_FORMATS
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = _SlotChecker(gold) if checker is None else checker
@@ -438,8 +437,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
                 f"{n_pred} predicted turns for {n_gold} gold turns"
                 + (f"; turns {n_pred}..{n_gold - 1} are missing" if n_pred < n_gold
                    else f"; turns {n_gold}..{n_pred - 1} are extra and ignored")
-                + (POSITIONAL_NOTE if n_pred < n_gold and predictions.format in
-                   POSITIONAL_FORMATS else ""),
+                + (POSITIONAL_NOTE if n_pred < n_gold and positional else ""),
                 file=source, dialogue=dialogue.dialogue_id,
                 turn=min(n_gold, n_pred), severity=severity,
             ))

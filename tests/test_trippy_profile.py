@@ -199,8 +199,9 @@ def test_nothing_predicted_is_refused_then_all_wrong(golds, tmp_path: Path) -> N
         evaluate(path, gold=gold, profile="trippy")
     result = evaluate(path, gold=gold, profile="trippy", min_coverage=0)
     assert result.scores == {"joint_goal_accuracy": 0.0, "trade_slot_accuracy": 0.0}
-    skipped = evaluate(path, gold=gold, profile="trippy", min_coverage=0, missing="skip")
-    assert skipped.counts["turns"] == 0
+    with pytest.raises(PredictionError, match="no gold turn has a prediction: with --missing "
+                                              "skip nothing is left to score"):
+        evaluate(path, gold=gold, profile="trippy", min_coverage=0, missing="skip")
 
 
 def test_per_turn_frame_has_the_strict_schema(golds, files) -> None:

@@ -639,11 +639,13 @@ def test_cjk_loaders_record_every_file_they_read(shared_dir: Path, gold_samples:
     assert recorded(train) == [sha256_of(folder / "sample_train100_original_format.json"),
                                sha256_of(folder / "dataset_split_ids_dict.json")]
     assert len(train) == 100
-    # a directory: the dialogue files that hold RiSAWOZ data, not the split-id file
+    # a directory: the dialogue files that hold RiSAWOZ data, then the split-id file (read
+    # without --split too: it says which split the data is, tests/test_split_trust.py)
     whole = risawoz.load(folder)
     assert [f.path for f in whole.files] == [
         str(folder / "gem_card_examples.json"),
-        str(folder / "sample_train100_original_format.json")]
+        str(folder / "sample_train100_original_format.json"),
+        str(folder / "dataset_split_ids_dict.json")]
     # JMultiWOZ: dialogues.json and split_list.json; a zip is one file
     sample = jmultiwoz.load(gold_samples / "jmultiwoz", split="test")
     assert sorted(recorded(sample)) == sorted(

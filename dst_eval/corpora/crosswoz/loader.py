@@ -16,7 +16,9 @@ Accepted inputs
   ``{dialogue_id: {"sys-usr", "goal", "messages": [...], "final_goal", "task description",
   "type"}}``;
 * a directory holding those files (``split`` picks one; a directory holding several
-  needs it: a usage error without, as for the other corpora; one file is its split);
+  needs it: a usage error without, as for the other corpora; one file is its split; a
+  split given as ``test.json`` and ``test.json.zip`` is read from ``test.json``, as in
+  MultiWOZ per-split folders, with a note naming both);
 * the GEM/HF layout: a JSON list or JSONL of records ``{"dialog_id", "messages":
   {"content": [...], "role": [...], "dialog_act": [...], "sys_state_init": [...], ...},
   "goal": [[id, domain, slot, value, mentioned], ...], "type", ...}`` where goal values
@@ -69,7 +71,9 @@ GOAL_TYPES = {
     "不独立多领域+交通": "CM+T",
 }
 _MARKERS = ('"sys-usr"', '"sys_state_init"', '"task description"')
-_SUFFIXES = (".json.zip", ".json", ".jsonl")
+_SUFFIXES = (".json", ".json.zip", ".jsonl")
+"""In order of preference: a folder holding ``test.json`` and ``test.json.zip`` is read from
+``test.json`` (as MultiWOZ per-split folders are), with a note naming both."""
 
 
 # ---------------------------------------------------------------- records
@@ -117,13 +121,28 @@ def _looks_like_crosswoz(head: str) -> bool:
 
 
 def _split_files(directory: Path) -> dict[str, Path]:
-    found: dict[str, Path] = {}
+    return {split: files[0] for split, files in _split_candidates(directory).items()}
+
+
+def _split_candidates(directory: Path) -> dict[str, list[Path]]:
+    """``{split: [its files in the folder, preferred first]}`` (:data:`_SUFFIXES`)."""
+    found: dict[str, list[Path]] = {}
     for split in SPLITS:
         for suffix in _SUFFIXES:
             candidate = directory / f"{split}{suffix}"
             if candidate.is_file():
-                found.setdefault(split, candidate)
+                found.setdefault(split, []).append(candidate)
     return found
+
+
+def _choice_note(files: list[Path]) -> tuple[str, ...]:
+    """The note of a split given by several files: which one was read."""
+    if len(files) < 2:
+        return ()
+    others = " and ".join(f.name for f in files[1:])
+    return (f"{files[0].parent} holds {files[0].name} and {others} for one split: read "
+            f"{files[0].name}, not {others} (they may differ); pass the file as --gold to "
+            "choose",)
 
 
 def sniff(path: Path) -> bool:
@@ -137,11 +156,13 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _resolve(path: Path, split: str | None) -> tuple[Path, str | None]:
+def _resolve(path: Path, split: str | None) -> tuple[Path, str | None, tuple[str, ...]]:
+    """The file to read, its split and the note of a split given by several files."""
     if split is not None:
         split = SPLIT_ALIASES.get(split.lower(), split.lower())
     if path.is_dir():
-        files = _split_files(path)
+        candidates = _split_candidates(path)
+        files = {name: found[0] for name, found in candidates.items()}
         if split is None and len(files) > 1:
             raise UsageError(f"{path} holds the splits {', '.join(files)}; name one with "
                              "--split")
@@ -150,21 +171,21 @@ def _resolve(path: Path, split: str | None) -> tuple[Path, str | None]:
             have = ", ".join(files) or "none"
             raise GoldDataError(f"no CrossWOZ {wanted!r} split file (test.json[.zip], "
                                 f"val.json[.zip], train.json[.zip]) in {path}; found: {have}")
-        return files[wanted], wanted
+        return files[wanted], wanted, _choice_note(candidates[wanted])
     named = split_from_name(path, SPLITS, SPLIT_ALIASES)
     if split is not None and split != named:
         holds = f"holds the {named} split" if named else "names no split"
         raise GoldDataError(f"--split {split} given, but {path.name} {holds}", file=str(path))
-    return path, split or named
+    return path, split or named, ()
 
 
 def load(path: Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
-    file_path, split = _resolve(path, split)
-    return _load_file(file_path, split)
+    file_path, split, notes = _resolve(path, split)
+    return _load_file(file_path, split, notes)
 
 
-def _load_file(file_path: Path, split: str | None) -> GoldSet:
+def _load_file(file_path: Path, split: str | None, notes: tuple[str, ...] = ()) -> GoldSet:
     source = str(file_path)
     log = FileLog()
     if file_path.suffix == ".jsonl":
@@ -200,6 +221,7 @@ def _load_file(file_path: Path, split: str | None) -> GoldSet:
         slots=config.slots,
         categorical_slots=config.categorical_slots,
         files=log.files,
+        notes=notes,
     )
 
 

@@ -30,7 +30,9 @@ of ``{"domain", "slot", "value"}`` (or the same as columns), turns possibly as c
 when there is one; with a ``split_list.json`` naming several splits it is required (a
 usage error without, as for MultiWOZ's list files and SGD's split folders); a split that
 ``split_list.json`` does not name dialogues for is a gold data error listing those it does. A
-split naming a dialogue twice is a gold data error too.
+split naming a dialogue twice, or two splits naming one dialogue, is a gold data error too.
+In a zip, only the ``split_list.json`` in the folder of ``dialogues.json`` is read (as for
+MultiWOZ zips' list files), and a zip holding two ``dialogues.json`` is refused.
 """
 
 from __future__ import annotations
@@ -69,16 +71,31 @@ def _release_dir(path: Path) -> Path | None:
     return None
 
 
-def _zip_members(path: Path) -> dict[str, str]:
-    """``{"dialogues.json": member name, "split_list.json": ...}`` of a release zip."""
+def _zip_members(path: Path) -> list[str]:
+    """The members named ``dialogues.json`` of a release zip."""
     with zipfile.ZipFile(path) as archive:
-        return _member_names(archive)
+        return _dialogue_members(archive.namelist())
 
 
-def _member_names(archive: zipfile.ZipFile) -> dict[str, str]:
-    names = [n for n in archive.namelist() if not n.startswith("__MACOSX/")]
-    wanted = ("dialogues.json", "split_list.json")
-    return {w: n for w in wanted for n in names if n.rsplit("/", 1)[-1] == w}
+def _dialogue_members(names: list[str]) -> list[str]:
+    return [n for n in names if not n.startswith("__MACOSX/")
+            and n.rsplit("/", 1)[-1] == "dialogues.json"]
+
+
+def _member_names(names: list[str], path: Path) -> dict[str, str]:
+    """``{"dialogues.json": member, "split_list.json": member}`` of a release zip: the one
+    ``dialogues.json`` (two are refused: which one is the gold?) and the ``split_list.json``
+    in its folder, if any (one elsewhere in the zip, say an old release's, is not read)."""
+    found = _dialogue_members(names)
+    if len(found) > 1:
+        raise GoldDataError(f"the zip holds {len(found)} dialogues.json ({', '.join(found)}); "
+                            "unzip it and pass the folder of the one to score", file=str(path))
+    if not found:
+        return {}
+    folder = found[0][:-len("dialogues.json")]
+    split_list = f"{folder}split_list.json"
+    return {"dialogues.json": found[0],
+            **({"split_list.json": split_list} if split_list in names else {})}
 
 
 def _looks_like_jmultiwoz(head: str) -> bool:
@@ -95,7 +112,7 @@ def sniff(path: Path) -> bool:
                                                                           "dialogues.json"))
         if not path.is_file():
             return False
-        if path.suffix == ".zip" and "dialogues.json" in _zip_members(path):
+        if path.suffix == ".zip" and _zip_members(path):
             return True
         return _looks_like_jmultiwoz(read_head(path))
     except (OSError, zipfile.BadZipFile):
@@ -115,7 +132,7 @@ def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str, str]:
                 str(folder / "dialogues.json"), str(split_file))
     if path.suffix == ".zip":
         with log.open_zip(path) as archive:
-            members = _member_names(archive)
+            members = _member_names(archive.namelist(), path)
             if "dialogues.json" in members:
                 def member(name: str) -> Any:
                     return archive.read_json(members[name])
@@ -184,10 +201,11 @@ def _only_split(split_list: Any, source: str) -> str:
 def _check_split_list(split_list: Any, source: str) -> None:
     """``split_list.json`` (``source``) is ``{split: [dialogue names]}``: a string entry
     would be read character by character, an object by its keys; a name given twice in a
-    split would be scored twice."""
+    split would be scored twice, and one given in two splits scored in both."""
     if not isinstance(split_list, Mapping):
         raise GoldDataError("split_list.json is not an object {split: [dialogue names]}",
                             file=source)
+    split_of: dict[str, str] = {}  # dialogue name -> the split listing it
     for split, names in split_list.items():
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise GoldDataError(f"split {str(split)!r} is not a list of dialogue names",
@@ -198,6 +216,10 @@ def _check_split_list(split_list: Any, source: str) -> None:
                 raise GoldDataError(f"split {str(split)!r} names this dialogue twice",
                                     file=source, dialogue=name)
             seen.add(name)
+            if name in split_of:  # scored in either split: train/test leakage
+                raise GoldDataError(f"this dialogue is listed in two splits, {split_of[name]!r} "
+                                    f"and {str(split)!r}", file=source, dialogue=name)
+            split_of[name] = str(split)
 
 
 def _split_names(split_list: Any, split: str, source: str) -> list[str]:

@@ -11,13 +11,15 @@ that are empty or whitespace-only are dropped, and non-string scalars become ``s
 The ``despace`` policy (the RiSAWOZ default) removes whitespace on both sides at scoring.
 
 Accepted inputs: a JSON list of dialogues, a ``{dialogue_id: dialogue}`` object, JSONL, a
-zipped JSON file, or a directory of such files (merged; the ontology and the split-id
-file are skipped). The GEM/HF layout adds ``gem_id`` and may give ``dialogue`` as columns
+zipped JSON file, or a directory of such files (merged, with a note naming the files
+when the scored dialogues come from several; the ontology and the split-id file are
+skipped). The GEM/HF layout adds ``gem_id`` and may give ``dialogue`` as columns
 (``{"turn_id": [...], "belief_state": [...], ...}``) and belief states, slot maps or
 request lists as stringified Python literals; those are parsed with
 :func:`ast.literal_eval`. ``split`` (``train``, ``dev``, ``test``, ``single_test``,
 ``multi_test``) keeps the dialogues listed for it in ``dataset_split_ids_dict.json`` when
-that file is next to the data (or one directory up).
+that file is next to the data (or one directory up); that file is read with or without
+``split`` and checks file names, several splits and partial splits (:mod:`.splits`).
 
 ``GoldTurn.system_annotations`` (read-only) of a turn holds, when the turn has it:
 
@@ -30,25 +32,20 @@ that file is next to the data (or one directory up).
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
-from dst_eval.errors import GoldDataError, UsageError
+from dst_eval.corpora.risawoz import splits
+from dst_eval.errors import GoldDataError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, freeze_state
 
 CORPUS = "risawoz"
-SPLIT_ID_FILE = "dataset_split_ids_dict.json"
-SPLIT_KEYS = {
-    "train": "all_train10000.json",
-    "dev": "all_dev600.json",
-    "test": "all_test600_new.json",
-    "single_test": "single_test370_new.json",
-    "multi_test": "multi_test230_new.json",
-}
+SPLIT_ID_FILE = splits.SPLIT_ID_FILE
+SPLIT_KEYS = splits.SPLIT_KEYS
 SPLIT_ALIASES = {"val": "dev", "valid": "dev", "validation": "dev"}
 _MARKERS = ('"inform slot-values"', '"turn_inform"', '"segmented_user_utterance"')
 _GENERAL_DOMAIN = "通用"
@@ -88,75 +85,6 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def _split_id_file(path: Path) -> Path | None:
-    """``dataset_split_ids_dict.json`` next to ``path`` (a folder or a file) or one level up."""
-    base = path if path.is_dir() else path.parent
-    for folder in (base, base.parent):
-        if (folder / SPLIT_ID_FILE).is_file():
-            return folder / SPLIT_ID_FILE
-    return None
-
-
-def _split_ids(id_file: Path, split: str, log: FileLog) -> tuple[set[str], Mapping]:
-    """The ids the split-id file lists for ``split``, and the whole file."""
-    key = SPLIT_KEYS.get(split, split)
-    table = log.read_json(id_file)
-    if not isinstance(table, Mapping) or key not in table:
-        known = ", ".join(map(str, table)) if isinstance(table, Mapping) else "none"
-        raise GoldDataError(f"--split {split}: no such split in {SPLIT_ID_FILE} "
-                            f"(it holds: {known})", file=str(id_file))
-    return {str(i) for i in table[key]}, table
-
-
-def _held_splits(table: Mapping, ids: Iterable[str]) -> list[str]:
-    """The splits of the split-id file that list any of ``ids``: the names ``--split``
-    takes (train, dev, ...), or, when none of those does, the file's other keys."""
-    ids = set(ids)
-
-    def holds(key: str) -> bool:
-        listed = table.get(key)
-        return isinstance(listed, list) and not ids.isdisjoint(map(str, listed))
-
-    named = [name for name, key in SPLIT_KEYS.items() if holds(key)]
-    return named or [str(key) for key in table if key not in SPLIT_KEYS.values()
-                     and holds(key)]
-
-
-def _split_from_name(path: Path) -> str | None:
-    name = path.name.lower()
-    for split in ("train", "dev", "test"):
-        if split in name:
-            return split
-    return None
-
-
-def _split_files(path: Path, files: list[Path], split: str | None
-                 ) -> tuple[list[Path], str | None, Path | None]:
-    """The files to read, the split they are (None: not known) and the split-id file to
-    filter them with. A folder whose files are named for several splits needs ``split``;
-    ``split`` picks the split-id file's list when there is one, else the files named for
-    it; a file named for another split is refused."""
-    id_file = _split_id_file(path)
-    named = {f: _split_from_name(f) for f in files}
-    if split is None:
-        held = sorted({s for s in named.values() if s is not None})
-        if path.is_dir() and len(held) > 1:
-            raise UsageError(f"{path} holds several splits ({', '.join(held)}, by its file "
-                             "names); choose one with --split")
-        own = held[0] if len(held) == 1 and all(named.values()) else None
-        return files, own, None
-    if not path.is_dir() and named[path] not in (None, split):
-        raise GoldDataError(f"--split {split}: the file is named for the {named[path]} split",
-                            file=str(path))
-    if id_file is not None:
-        return files, split, id_file
-    chosen = [f for f, s in named.items() if s == split]
-    if not chosen:
-        raise GoldDataError(f"--split {split} needs {SPLIT_ID_FILE} next to {path} "
-                            "(or give the split's own file)", file=str(path))
-    return chosen, split, None
-
-
 def load(path: Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if split is not None:
@@ -164,14 +92,17 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     files = _data_files(path) if path.is_dir() else [path]
     if not files:
         raise GoldDataError("no RiSAWOZ dialogue file in this directory", file=str(path))
-    files, split, id_file = _split_files(path, files, split)
+    id_file = splits.split_id_file(path)
+    files, named = splits.files_for(path, files, split, id_file)
     dialogues: dict[str, GoldDialogue] = {}
     raw_by_id: dict[str, Any] = {}
     file_of: dict[str, str] = {}  # dialogue id -> the file it was read from
+    ids_of: dict[str, list[str]] = {}  # file -> the dialogue ids it holds
     log = FileLog()
     for file_path in files:
         source = str(file_path)
         for dialogue_id, record in _iter_records(log.read_records(file_path), source):
+            ids_of.setdefault(source, []).append(dialogue_id)
             if dialogue_id in raw_by_id:
                 if raw_by_id[dialogue_id] == record:
                     continue  # the same dialogue in two files
@@ -183,14 +114,12 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
             file_of[dialogue_id] = source
             dialogues[dialogue_id] = _dialogue(dialogue_id, record, source=source)
     if id_file is not None:
-        wanted, table = _split_ids(id_file, split, log)
-        kept = {k: v for k, v in dialogues.items() if k in wanted}
-        if not kept:
-            held = ", ".join(_held_splits(table, dialogues)) or "none"
-            raise GoldDataError(f"none of the dialogues belongs to the {split} split (by "
-                                f"{SPLIT_ID_FILE}); the data holds the splits {held}",
-                                file=str(path))
-        dialogues = kept
+        table = splits.check_table(log.read_json(id_file), id_file)
+        splits.check_named_files(ids_of, table, id_file)
+        dialogues, split, notes = splits.select(dialogues, file_of, table, split=split,
+                                                named=named, path=path)
+    else:
+        split, notes = named, splits.merged_note(dialogues, file_of)
     check_unique_ids((dialogue_id, file_of[dialogue_id]) for dialogue_id in dialogues)
     config = corpus_config(CORPUS)
     return GoldSet(
@@ -201,6 +130,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         slots=config.slots,
         categorical_slots=config.categorical_slots,
         files=log.files,
+        notes=notes,
     )
 
 

@@ -346,7 +346,7 @@ def test_bad_state_values_are_dropped_and_reported(gold, gold_responses) -> None
     key = next(iter(gold.dialogue_ids))
     turns = copy.deepcopy(gold_responses[key])
     for turn in turns:
-        turn["state"] = {"taxi": {"leave at": 17}, "hotel-area": "cheap"}
+        turn["state"] = {"taxi": {"leave at": 17}, "hotel-area": ["cheap"]}  # flat: read
     result = score_responses(gold, {key: turns}, compat=False, missing="skip")
     assert result["problems"]["bad_state"]["count"] == 2 * len(turns)
     assert result["state_source"] == "predicted"

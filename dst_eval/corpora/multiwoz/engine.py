@@ -8,7 +8,8 @@ Entry points
 ``score_responses(gold, alignment, *, compat, missing="wrong")`` -> dict.
     ``alignment`` pairs each gold turn with its predicted turn (one per **system** turn):
     ``PredTurn.response`` (delexicalised text), ``raw_state`` (the state as the file wrote
-    it, ``{domain: {slot: value}}``), ``active_domains``. Read only: nothing is mutated.
+    it, nested ``{domain: {slot: value}}`` or flat ``{"domain-slot": value}``: both give the
+    same state), ``active_domains``. Read only: nothing is mutated.
 
 Settings
 --------
@@ -29,8 +30,15 @@ Settings
   non-string one (the reader's ``bad_response``: ``response_not_string``) is reported and
   scored as ``''``; empty responses are scored as they are and counted; placeholders with
   an unknown name (``[hotel]``) are deleted as mwzeval does, and reported with their names.
-  Malformed ``state`` parts (non-object domain, non-string value) are dropped and
-  reported. Structural errors are the reader's (:class:`PredictionError`).
+  Malformed ``state`` parts (a key neither a domain object nor ``"domain-slot"``, a
+  non-string value) are dropped and reported. Structural errors are the reader's
+  (:class:`PredictionError`).
+* State keys: ``compat=False`` spells every key, nested or flat, with
+  :func:`dst_eval.slotkeys.canonical_slot_key` for the gold corpus (as the DST side does:
+  ``Hotel``/``price range`` is ``hotel-pricerange``); ``compat=True`` keeps domain and slot
+  as written, as mwzeval reads a nested state, and splits a flat key on its first ``-``
+  (mwzeval cannot read flat states: each such turn is reported, ``flat_state``). Then
+  mwzeval's key and value normalisation (:mod:`.mwzeval_rules`) in both.
 
 Metrics: Inform and Success (fractions) per goal domain and in total (:mod:`metrics.
 inform_success`), BLEU = sacrebleu corpus BLEU (13a, exp smoothing; :mod:`metrics.bleu`)
@@ -91,6 +99,7 @@ from dst_eval.metrics.inform_success import (
 )
 from dst_eval.metrics.richness import lexdiv_tokenize, richness
 from dst_eval.predictions.model import PredTurn
+from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
 
 MISSING_POLICIES = ("wrong", "skip")
 MAX_EXAMPLES = 5
@@ -147,31 +156,55 @@ def _read_response(pred: PredTurn, where: str, problems: _Problems, bad: set) ->
     return text
 
 
-def _read_state(raw: Any, where: str, problems: _Problems) -> State:
+def _read_state(raw: Any, where: str, problems: _Problems, corpus: str | None) -> State:
     """mwzeval's view of a raw predicted state: every string value as written (``none``,
-    ``not mentioned``, whitespace included), then mwzeval's key and value normalisation."""
+    ``not mentioned``, whitespace included), then mwzeval's key and value normalisation.
+
+    Nested ``{domain: {slot: value}}`` and flat ``{"domain-slot": value}`` entries (split on
+    the first ``-``, :func:`~dst_eval.slotkeys.split_slot_key`; mixed too) give the same
+    state. ``corpus`` None (mwzeval compat): domain and slot as written, as mwzeval reads a
+    nested state; else both are spelled by :func:`~dst_eval.slotkeys.canonical_slot_key`
+    for ``corpus``, as the DST side spells them (``Hotel``/``price range`` ->
+    ``hotel``/``pricerange``). A nested domain is kept even when it holds no slot (an empty
+    domain state queries the whole table, as in mwzeval)."""
     if not isinstance(raw, Mapping):
         problems.add("bad_state", where, f"state is {type(raw).__name__}, not an object; "
                      "used as empty")
         return {}
     clean: dict[str, dict[str, str]] = {}
-    for domain, slots in raw.items():
-        if not isinstance(slots, Mapping):
-            problems.add("bad_state", where, f"domain {domain!r} is not an object; dropped")
-            continue
-        kept = {}
-        for slot, value in slots.items():
-            if isinstance(value, str):
-                kept[slot] = value
-            else:
+    for outer, inner in raw.items():
+        if isinstance(inner, Mapping):
+            items = [(str(outer), str(slot), value) for slot, value in inner.items()]
+            clean.setdefault(_spell(str(outer), "", corpus)[0], {})
+        else:
+            domain, slot = split_slot_key(str(outer))
+            if not domain:
+                problems.add("bad_state", where, f"key {outer!r} is neither a domain object "
+                             "nor a 'domain-slot' key; dropped")
+                continue
+            items = [(domain, slot, inner)]
+        for domain, slot, value in items:
+            if not isinstance(value, str):
                 problems.add("bad_state", where,
                              f"{domain}-{slot} is {type(value).__name__}; dropped")
-        clean[domain] = kept
+                continue
+            domain, slot = _spell(domain, slot, corpus)
+            clean.setdefault(domain, {})[slot] = value
     return normalize_state(clean)
 
 
+def _spell(domain: str, slot: str, corpus: str | None) -> tuple[str, str]:
+    """``(domain, slot)`` as written (``corpus`` None) or spelled for ``corpus``."""
+    if corpus is None:
+        return domain, slot
+    if not slot:
+        return canonical_domain(domain, corpus), slot
+    return split_slot_key(canonical_slot_key(domain, slot, corpus))
+
+
 def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: set,
-                memo: dict) -> list[_Turn]:
+                corpus: str | None) -> list[_Turn]:
+    """The turns read; ``corpus``: see :func:`_read_state`."""
     read: list[_Turn] = []
     previous: tuple[Any, State] | None = None  # states often repeat turn after turn
     for index, pred in enumerate(preds):
@@ -184,7 +217,11 @@ def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: s
                 state = previous[1]  # read-only downstream: sharing is safe
             else:
                 bad_before = problems.counts["bad_state"]
-                state = _read_state(pred.raw_state, where, problems)
+                state = _read_state(pred.raw_state, where, problems, corpus)
+            if corpus is None and _has_flat_keys(pred.raw_state):  # said once, then counted
+                problems.add("flat_state", where, "" if problems.counts["flat_state"] else
+                             "flat 'domain-slot' keys, which mwzeval cannot read (it needs "
+                             "{domain: {slot: value}}); split on the first '-'")
                 clean = problems.counts["bad_state"] == bad_before
                 previous = (pred.raw_state, state) if clean else None
         active = list(pred.active_domains) if pred.active_domains is not None else None
@@ -221,17 +258,22 @@ class _Run:
         self.refs.extend(refs)
 
 
-def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems
-               ) -> tuple[dict[str, list[_Turn]], bool, bool, bool]:
+def _has_flat_keys(raw: Any) -> bool:
+    return isinstance(raw, Mapping) and not all(isinstance(v, Mapping) for v in raw.values())
+
+
+def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems, *,
+               compat: bool) -> tuple[dict[str, list[_Turn]], bool, bool, bool]:
     """Predicted turns of every gold dialogue that has a prediction (in prediction-file
     order, within the gold length); whether every turn has state / active_domains, and
-    whether any turn has a state."""
+    whether any turn has a state. State keys are read as written under ``compat``, else
+    spelled for the gold corpus (:func:`_read_state`)."""
     by_dialogue: dict[str, list[PredTurn | None]] = {}
     for gold_turn, pred in alignment.pairs:
         by_dialogue.setdefault(dialogue_key(gold_turn.dialogue_id), []).append(pred)
     bad = {_where(dialogue_key(i.dialogue or ""), i.turn)
            for i in alignment.predictions.issues if i.kind == "bad_response"}
-    memo: dict = {}
+    corpus = None if compat else gold.gold.corpus
     read: dict[str, list[_Turn]] = {}
     every_state = every_active = True
     any_state = False
@@ -247,7 +289,7 @@ def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems
         preds = [p if p is not None else _GAP for p in by_dialogue.get(key, [])[:n_read]]
         every_state &= all(p.raw_state is not None for p in given)
         every_active &= all(p.active_domains is not None for p in given)
-        read[key] = _read_turns(key, preds, problems, bad, memo)
+        read[key] = _read_turns(key, preds, problems, bad, corpus)
         any_state |= any(t.state is not None for t in read[key])
     if alignment.n_extra_turns:
         problems.add("extra_turns", "predictions", "turns beyond the gold dialogue length; "
@@ -292,7 +334,8 @@ def score_responses(gold: ResponseGold, alignment: Alignment, *, compat: bool,
     if missing not in MISSING_POLICIES:
         raise UsageError(f"unknown missing policy {missing!r}; known: wrong, skip")
     run = _Run(_Problems())
-    read, every_state, every_active, any_state = _predicted(gold, alignment, run.problems)
+    read, every_state, every_active, any_state = _predicted(gold, alignment, run.problems,
+                                                            compat=compat)
     gold_states = not every_state if compat else not any_state
     estimate_all = compat and not every_active
     absent = [k for k in gold.dialogue_ids if k not in read]

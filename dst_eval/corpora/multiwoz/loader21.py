@@ -10,11 +10,15 @@ Split: with ``split`` given and ``testListFile`` / ``valListFile`` (optionally `
 ``.json``) next to the file (in a zip: in the folder of its data member; list files in other
 folders of the zip are ignored), only the listed dialogues are kept (``test``;
 ``val``/``dev``/``validation``; ``train`` = listed in neither, needs both lists). A file
-named for its split (``test.json.zip``) holds that split only. ``split`` must name a split
-the gold holds (a list file for it, or the file's own name), else :class:`GoldDataError`
-listing the splits it holds; without ``split``, a file named for its split loads whole, and
-a file whose list files show it holds training dialogues too (the full ``data.json``) is
-refused (choose one). A listed id missing from the file is an error.
+named for its split (``test.json.zip``; its own name, never a folder's) holds that split,
+whole: a dialogue its list file does not name, or one it names missing from the file, is an
+error (a zip without list files beside its data member is checked with those beside the
+zip: the per-split folder). ``split`` must name a split the gold holds (a list file for it,
+or the file's own name), else :class:`GoldDataError` listing the splits it holds; without
+``split``, a file named for its split loads whole, and a file whose list files show it
+holds training dialogues too (the full ``data.json``) is refused (choose one). A listed id
+missing from the file, a dialogue in both list files, and a listed id matching a dialogue
+only after Unicode normalisation are errors (:mod:`.splits21`).
 
 Canonical state (keys = the MultiWOZ 2.2 names, so predictions are interchangeable):
 
@@ -73,15 +77,15 @@ import orjson
 
 from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, GoldZip, deep_freeze
-from dst_eval.corpora.multiwoz.loader22 import infer_split
 from dst_eval.corpora.multiwoz.splits21 import (
     LIST_FILES,
     LIST_SUFFIXES,
     SPLIT_NAMES,
-    check_named_file,
-    check_split,
-    held_splits,
-    select,
+    Lists,
+    lists_beside,
+    named_split,
+    parse_id_list,
+    resolve,
 )
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn
@@ -156,12 +160,11 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     log = FileLog()
     data, list_files, file = _read(path, log)
-    named = infer_split(Path(path.name))  # the file's own name only
-    if not whole:
-        split = check_split(split, named, held_splits(named, list_files, data), file)
-        if split == named:
-            check_named_file(data, list_files, named, file)
-    ids = select(data, list_files, split, file) if split != named and not whole else list(data)
+    named = named_split(path.resolve().name, path.name)  # the file's own name only
+    if whole:
+        ids = list(data)
+    else:
+        split, ids = resolve(data, list_files, split, named, file)
     memo = _Memo()
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
@@ -195,47 +198,34 @@ def _data_member(archive: GoldZip | zipfile.ZipFile, path: Path) -> str:
     )
 
 
-def _parse_id_list(text: bytes, file: str) -> list[str]:
-    try:
-        lines = text.decode("utf-8").split()
-    except UnicodeDecodeError:
-        raise GoldDataError("list file is not valid UTF-8", file=file) from None
-    return [line.strip() for line in lines if line.strip()]
-
-
-def _read(path: Path, log: FileLog
-          ) -> tuple[dict[str, _Dialogue], dict[str, tuple[str, list[str]]], str]:
+def _read(path: Path, log: FileLog) -> tuple[dict[str, _Dialogue], Lists, str]:
     """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name
-    (every file read recorded in ``log``)."""
-    lists: dict[str, tuple[str, list[str]]] = {}
-    if path.suffix == ".zip":
-        try:
-            with log.open_zip(path) as archive:
-                member = _data_member(archive, path)
-                file = archive.name(member)
-                data = _decode(archive.read(member), file)
-                folder = PurePosixPath(member).parent  # list files next to the data only
-                names = {PurePosixPath(n).name: n for n in archive.namelist()
-                         if PurePosixPath(n).parent == folder}
-                for split, stem in LIST_FILES.items():
-                    for suffix in LIST_SUFFIXES:
-                        if stem + suffix in names:
-                            name = archive.name(names[stem + suffix])
-                            ids = _parse_id_list(archive.read(names[stem + suffix]), name)
-                            lists[split] = (name, ids)
-                            break
-        except zipfile.BadZipFile:
-            raise GoldDataError("not a valid zip file", file=str(path)) from None
-        return data, lists, file
-    data = _decode(log.read_bytes(path), str(path))
-    for split, stem in LIST_FILES.items():
-        for suffix in LIST_SUFFIXES:
-            candidate = path.parent / (stem + suffix)
-            if candidate.is_file():
-                ids = _parse_id_list(log.read_bytes(candidate), str(candidate))
-                lists[split] = (str(candidate), ids)
-                break
-    return data, lists, str(path)
+    (every file read recorded in ``log``). A zip named for its split (``test.json.zip``) with
+    no list file beside its data member takes those beside the zip (a per-split folder):
+    read to check it, not recorded (they select nothing in a file named for its split)."""
+    if path.suffix != ".zip":
+        return _decode(log.read_bytes(path), str(path)), lists_beside(path, log), str(path)
+    lists: Lists = {}
+    try:
+        with log.open_zip(path) as archive:
+            member = _data_member(archive, path)
+            file = archive.name(member)
+            data = _decode(archive.read(member), file)
+            folder = PurePosixPath(member).parent  # list files next to the data only
+            names = {PurePosixPath(n).name: n for n in archive.namelist()
+                     if PurePosixPath(n).parent == folder}
+            for split, stem in LIST_FILES.items():
+                for suffix in LIST_SUFFIXES:
+                    if stem + suffix in names:
+                        name = archive.name(names[stem + suffix])
+                        lists[split] = (name, parse_id_list(archive.read(names[stem + suffix]),
+                                                             name))
+                        break
+    except zipfile.BadZipFile:
+        raise GoldDataError("not a valid zip file", file=str(path)) from None
+    if not lists and named_split(path.resolve().name, path.name) is not None:
+        lists = lists_beside(path, None)
+    return data, lists, file
 
 
 # ------------------------------------------------------------------------------------ building

@@ -389,6 +389,19 @@ def test_an_output_never_overwrites_an_input(tmp_path, capsys, command):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
+def test_no_output_next_to_a_symlinked_gold_file(tmp_path, capsys, gold_samples):
+    """A gold file given as a symbolic link: its loaders read the link's folder (list files
+    there split it), so an output there is refused too, not only in the target's folder."""
+    linked = tmp_path / "sl"
+    linked.mkdir()
+    (linked / "data.json").symlink_to(gold_samples / "multiwoz21" / "data.json")
+    predictions = str(gold_samples / "multiwoz21" / "predictions.json")
+    code = main([predictions, "--gold", str(linked / "data.json"),
+                 "-o", str(linked / "valListFile"), "-q"])
+    assert code == 2 and "is in the folder of the gold file" in capsys.readouterr().err
+    assert not (linked / "valListFile").exists()
+
+
 def test_coverage_equal_to_the_minimum_is_accepted_and_the_hint_accepts():
     """55 of 100 dialogues with --min-coverage 0.55 is accepted (0.55 * 100 is
     55.00000000000001 in floating point); a refusal's hint (the largest two-decimal minimum

@@ -146,6 +146,33 @@ def test_strict_spells_flat_and_nested_keys_as_the_dst_side(gold: ResponseGold,
         _score(gold, nested, compat=False))
 
 
+def test_a_slot_given_nested_and_flat_takes_its_first_set_value(gold: ResponseGold,
+                                                               mwzeval_dir: Path) -> None:
+    """A state giving a slot nested and then flat with another value reads the first set
+    value for Inform/Success, as JGA and the duplicate_slot warning do (the flat one won:
+    Inform 22.10 for 96.00 on augpt's states); under mwzeval the later one, as mwzeval's
+    own normalisation keeps the later of two keys."""
+    nested = _system(mwzeval_dir, "augpt")
+    doubled: dict[str, list[dict[str, Any]]] = {}
+    for key, turns in nested.items():
+        doubled[key] = []
+        for turn in turns:
+            state: dict[str, Any] = {d: dict(slots) for d, slots in turn["state"].items()}
+            for domain, slots in turn["state"].items():
+                for slot in slots:
+                    state[f"{domain}-{slot}"] = "xxx"  # after the nested one
+                    state.setdefault(domain, {})
+            doubled[key].append({**turn, "state": state})
+    unset_first = {key: [{**turn, "state": {
+        **{f"{d}-{s}": "none" for d, slots in turn["state"].items() for s in slots},
+        **turn["state"]}} for turn in turns] for key, turns in nested.items()}
+    expected = _inform_success(_score(gold, nested, compat=False))
+    assert _inform_success(_score(gold, doubled, compat=False)) == expected
+    assert _inform_success(_score(gold, unset_first, compat=False)) == expected
+    assert _inform_success(_score(gold, doubled, compat=True)) != _inform_success(
+        _score(gold, nested, compat=True))
+
+
 # ------------------------------------------------------------------------- list files
 
 

@@ -267,3 +267,15 @@ def test_crosswoz_folder_with_json_and_zip_reads_json_with_a_note(
                              "--gold", str(folder))
     assert code == 0, err
     assert note in report["notes"]
+
+
+def test_risawoz_split_names_are_words_of_the_file_name():
+    """A split is read from a file name as a word (digits and punctuation around it), not
+    as any substring: ``latest_export.json`` named the test split and, next to a split-id
+    file, was refused as contradicting it."""
+    from dst_eval.corpora.risawoz.splits import split_from_name
+
+    names = {"all_train10000.json": "train", "all_dev600.json": "dev", "test.json": "test",
+             "all_test600_new.json": "test", "sample_train100_original_format.json": "train",
+             "latest_export.json": None, "contest.json": None, "dialogues.json": None}
+    assert {name: split_from_name(Path(name)) for name in names} == names

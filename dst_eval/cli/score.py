@@ -229,14 +229,17 @@ def check_not_resource(flag: str, target: str | None, read: Sequence[str]) -> No
 def check_not_gold(flag: str, target: str | None, gold: GoldSet,
                    args: argparse.Namespace) -> None:
     """A usage error when ``target`` is a file the gold loader read (a list file or schema
-    next to the gold path, say): writing it would change the gold; or a file of the
-    response database found next to the gold (:func:`database_inputs`)."""
+    next to the gold path, say): writing it would change the gold; a file of the response
+    database found next to the gold (:func:`database_inputs`); or, for a gold file, any
+    file in its folder (as given and, for a symbolic link, its target's), whose neighbours
+    loaders read."""
     if target and any(same_file(Path(f.path), Path(target)) for f in gold.files):
         raise UsageError(f"{flag} {target}: is a file of the gold data; write it elsewhere")
     check_writable(flag, target, database_inputs(gold, args, target))
     source = Path(gold.source)
+    folders = {source.absolute().parent, source.resolve().parent}
     if target and target != "-" and source.is_file() and (
-            source.resolve().parent in Path(target).resolve().parents):
+            folders & {Path(target).absolute().parent, Path(target).resolve().parent}):
         raise UsageError(f"{flag} {target}: is in the folder of the gold file {gold.source}, "
                          "whose neighbours the loaders read (list files, schemas, split ids, "
                          "databases); write it elsewhere")

@@ -85,6 +85,7 @@ from typing import Any
 import numpy as np
 
 from dst_eval.alignment import Alignment
+from dst_eval.config import corpus_config
 from dst_eval.corpora.multiwoz.delex import normalize_response
 from dst_eval.corpora.multiwoz.domains import estimate_active_domains
 from dst_eval.corpora.multiwoz.mwzeval_rules import normalize_state
@@ -189,8 +190,18 @@ def _read_state(raw: Any, where: str, problems: _Problems, corpus: str | None) -
                              f"{domain}-{slot} is {type(value).__name__}; dropped")
                 continue
             domain, slot = _spell(domain, slot, corpus)
-            clean.setdefault(domain, {})[slot] = value
+            slots = clean.setdefault(domain, {})
+            # a slot given twice (nested and flat): mwzeval keeps the later; otherwise the
+            # first value that is set, as the DST reader (and its duplicate_slot warning)
+            if corpus is None or slot not in slots or _unset(slots[slot], corpus):
+                slots[slot] = value
     return normalize_state(clean)
+
+
+def _unset(value: str, corpus: str) -> bool:
+    """True for a value the corpus reads as leaving a slot unset (blank, ``none``, ...)."""
+    text = value.strip().lower()
+    return not text or text in corpus_config(corpus).unset_values
 
 
 def _spell(domain: str, slot: str, corpus: str | None) -> tuple[str, str]:
@@ -218,12 +229,12 @@ def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: s
             else:
                 bad_before = problems.counts["bad_state"]
                 state = _read_state(pred.raw_state, where, problems, corpus)
+                clean = problems.counts["bad_state"] == bad_before
+                previous = (pred.raw_state, state) if clean else None
             if corpus is None and _has_flat_keys(pred.raw_state):  # said once, then counted
                 problems.add("flat_state", where, "" if problems.counts["flat_state"] else
                              "flat 'domain-slot' keys, which mwzeval cannot read (it needs "
                              "{domain: {slot: value}}); split on the first '-'")
-                clean = problems.counts["bad_state"] == bad_before
-                previous = (pred.raw_state, state) if clean else None
         active = list(pred.active_domains) if pred.active_domains is not None else None
         read.append(_Turn(_read_response(pred, where, problems, bad), state, active))
     return read

@@ -19,6 +19,7 @@ Without a split-id file, a file's name is its split (:func:`files_for`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,14 @@ MAIN_SPLITS = ("train", "dev", "test")
 UNLISTED = "unlisted"
 
 
+_SPLIT_WORD = re.compile(r"(?<![a-z])(train|dev|test)(?![a-z])")
+"""A split named as a word of a file name, digits or punctuation around it
+(``all_train10000.json``, ``test.json``; not ``latest_export.json`` or ``contest.json``)."""
+
+
 def split_from_name(path: Path) -> str | None:
-    name = path.name.lower()
-    for split in MAIN_SPLITS:
-        if split in name:
-            return split
-    return None
+    found = _SPLIT_WORD.search(path.name.lower())
+    return found.group(1) if found else None
 
 
 def split_id_file(path: Path) -> Path | None:

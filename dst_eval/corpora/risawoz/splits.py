@@ -180,6 +180,7 @@ def merged_note(kept: Iterable[str], file_of: Mapping[str, str]) -> tuple[str, .
         counts[file_of[dialogue_id]] = counts.get(file_of[dialogue_id], 0) + 1
     if len(counts) < 2:
         return ()
-    parts = ", ".join(f"{Path(f).name} ({n:,} dialogues)" for f, n in counts.items())
+    parts = ", ".join(f"{Path(f).name} ({n:,} dialogue{'s' * (n != 1)})"
+                      for f, n in counts.items())
     return (f"gold merged from {len(counts)} RiSAWOZ dialogue files: {parts}; give one "
             "file as --gold to score it alone",)

@@ -144,7 +144,7 @@ def test_risawoz_folder_of_several_files_is_merged_with_a_note(
     names the files the scored dialogues come from (the merge was silent)."""
     folder = _ris_folder(tmp_path, gold_samples, {"a.json": RIS_IDS[:1],
                                                   "b.json": RIS_IDS[1:]}, None)
-    note = ("gold merged from 2 RiSAWOZ dialogue files: a.json (1 dialogues), b.json (2 "
+    note = ("gold merged from 2 RiSAWOZ dialogue files: a.json (1 dialogue), b.json (2 "
             "dialogues); give one file as --gold to score it alone")
     gold = risawoz.load(folder)
     assert (len(gold), gold.split, gold.notes) == (3, None, (note,))

@@ -278,3 +278,29 @@ def test_a_working_directory_named_test_names_no_split(tmp_path: Path, monkeypat
     assert (gold.split, len(gold)) == (None, 2)
     monkeypatch.chdir(folder)
     assert loader21.load(Path("data.json")).split is None
+
+
+def test_a_data_zip_is_split_by_the_list_files_beside_it(tmp_path: Path, gold_samples: Path,
+                                                         capsys) -> None:
+    """``data.json.zip`` with ``testListFile``/``valListFile`` beside it is split by them, as
+    ``data.json`` is (they were ignored: dev and test merged and scored as ``split:-``, and
+    ``--split test`` said there were no list files); they enter the ``gold:`` digest."""
+    import zipfile
+
+    from dst_eval.cli.app import main
+    from dst_eval.corpora import load_gold
+
+    folder = tmp_path / "dz"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "data.json.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.write(gold_samples / "multiwoz21" / "data.json", "data.json")
+    for name in ("testListFile", "valListFile"):
+        shutil.copy(gold_samples / "multiwoz21" / name, folder / name)
+    predictions = str(gold_samples / "multiwoz21" / "predictions.json")
+    assert main([predictions, "--gold", str(folder / "data.json.zip"), "-q"]) == 2
+    assert "holds several splits (dev, test" in capsys.readouterr().err
+    plain = load_gold(gold_samples / "multiwoz21" / "data.json", split="test")
+    zipped = load_gold(folder / "data.json.zip", split="test")
+    assert ([d.dialogue_id for d in zipped] == [d.dialogue_id for d in plain]
+            and zipped.split == "test")
+    assert {Path(f.path).name for f in zipped.files} >= {"testListFile", "valListFile"}

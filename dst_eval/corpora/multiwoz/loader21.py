@@ -200,9 +200,10 @@ def _data_member(archive: GoldZip | zipfile.ZipFile, path: Path) -> str:
 
 def _read(path: Path, log: FileLog) -> tuple[dict[str, _Dialogue], Lists, str]:
     """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name
-    (every file read recorded in ``log``). A zip named for its split (``test.json.zip``) with
-    no list file beside its data member takes those beside the zip (a per-split folder):
-    read to check it, not recorded (they select nothing in a file named for its split)."""
+    (every file read recorded in ``log``). A zip with no list file beside its data member
+    takes those beside the zip, as a ``data.json`` does; for a zip named for its split
+    (``test.json.zip`` of a per-split folder) they are read to check it, not recorded (they
+    select nothing in a file named for its split)."""
     if path.suffix != ".zip":
         return _decode(log.read_bytes(path), str(path)), lists_beside(path, log), str(path)
     lists: Lists = {}
@@ -223,8 +224,9 @@ def _read(path: Path, log: FileLog) -> tuple[dict[str, _Dialogue], Lists, str]:
                         break
     except zipfile.BadZipFile:
         raise GoldDataError("not a valid zip file", file=str(path)) from None
-    if not lists and named_split(path.resolve().name, path.name) is not None:
-        lists = lists_beside(path, None)
+    if not lists:  # the list files beside the zip, as beside a data.json
+        named = named_split(path.resolve().name, path.name) is not None
+        lists = lists_beside(path, None if named else log)
     return data, lists, file
 
 

@@ -26,7 +26,10 @@ Per frame (NaN = not applicable, left out of every mean):
   of ``S`` (NaN if there is none);
 * ``average_goal_accuracy = mean_{k in S, k in ref} sc(k)`` (NaN if ref is empty);
   ``average_cat_accuracy`` / ``average_noncat_accuracy`` likewise per kind;
-* ``active_intent_accuracy = 1[ref intent == hyp intent]`` (``NONE`` included);
+* ``active_intent_accuracy = 1[ref intent == hyp intent]`` (``NONE`` included; a
+  hypothesis intent written as null, :data:`WRITTEN_NULL`, is wrong, and requested slots
+  written as null are none, as the official scorer reads them; a hypothesis without the
+  key, ``None``, leaves the metric: NaN);
 * ``requested_slots_{precision,recall,f1}`` and ``slot_tagging_{...}``: multiset
   scores :func:`f1_multiset` (tagging over ``(slot, utterance[start:end])`` of the
   non-categorical slots, only when the hypothesis frame has spans).
@@ -53,6 +56,22 @@ import numpy as np
 from dst_eval.metrics.fuzzy import token_sort_ratio
 
 NAN = float("nan")
+
+
+class _WrittenNull:
+    """JSON ``null`` written for a frame's ``active_intent`` or ``requested_slots`` (a key
+    absent is ``None``): falsy, equal to nothing but itself."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "WRITTEN_NULL"
+
+
+WRITTEN_NULL = _WrittenNull()
 
 METRICS = (
     "active_intent_accuracy",
@@ -296,6 +315,8 @@ def score_frame_stream(frames: Iterable[tuple[Any, Any, str, int]],
         requested = hyp.requested_slots
         if requested is None:
             requested_scores = _NAN3
+        elif requested is WRITTEN_NULL:
+            requested_scores = f1_multiset(ref.requested_slots, ())
         elif requested == ref.requested_slots:
             requested_scores = _ONES3
         else:

@@ -615,3 +615,34 @@ def test_multiwoz22_gold_read_as_sgd_is_refused(gold_samples: Path, tmp_path: Pa
     with pytest.raises(GoldDataError, match="is this gold another corpus"):
         load_gold(folder, corpus="sgd")
     assert load_gold(gold_samples / "sgd", corpus="sgd").corpus == "sgd"
+
+
+def test_null_intent_and_requested_slots_read_as_the_official_scorer_does(
+        gold_samples: Path, tmp_path: Path) -> None:
+    """``"active_intent": null`` is a wrong intent and ``"requested_slots": null`` none under
+    sgd-official, as the official scorer reads them (checked side by side with it: they
+    were left out, giving intent accuracy 1.0 for its 0.667); a frame without the keys
+    stays left out; strict leaves both out with a warning."""
+    from dst_eval import evaluate
+
+    dialogues = json.loads((gold_samples / "sgd" / "dialogues_001.json").read_text())
+    frames = [f for d in dialogues for t in d["turns"] if t["speaker"] == "USER"
+              for f in t["frames"]]
+    asking = next(f for f in frames if f["state"]["requested_slots"])
+    frames[0]["state"]["active_intent"] = None
+    asking["state"]["requested_slots"] = None
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(dialogues))
+    n = len(frames)
+    official = evaluate(path, gold=gold_samples / "sgd", profile="sgd-official")
+    scores = official.official["#ALL_SERVICES"]
+    assert scores["active_intent_accuracy"] == pytest.approx((n - 1) / n, abs=1e-12)
+    assert scores["requested_slots_recall"] == pytest.approx((n - 1) / n, abs=1e-12)
+    assert scores["requested_slots_precision"] == 1.0  # none predicted: precision 1
+    kinds = {i.kind for i in official.issues}
+    assert {"null_intent", "null_requested_slots"} <= kinds
+    del frames[0]["state"]["active_intent"]  # no key: left out, as before
+    path.write_text(json.dumps(dialogues))
+    missing = evaluate(path, gold=gold_samples / "sgd", profile="sgd-official")
+    assert missing.official["#ALL_SERVICES"]["active_intent_accuracy"] == 1.0
+    assert "missing_intent" in {i.kind for i in missing.issues}

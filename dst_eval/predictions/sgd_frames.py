@@ -27,8 +27,7 @@ are the canonical view (``slot_values``, ``state``); the values as written stay 
 does. Structural problems -- not a list/object of dialogues, a dialogue predicted twice
 (in two files, in one list, or a repeated key of ``{dialogue_id: dialogue}``: the official
 scorer silently reads the later one), a dialogue without ``dialogue_id`` or ``turns``, a
-user frame
-without ``service`` or ``state``, a state without ``slot_values`` -- raise
+user frame without ``service`` or ``state``, a state without ``slot_values`` -- raise
 :class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
 in the PredictionSet; the message adds the position in ``turns``).
 
@@ -68,6 +67,7 @@ from dst_eval.jsonio import (
     parse_json_bytes,
     read_bytes,
 )
+from dst_eval.metrics.sgd_frame import WRITTEN_NULL
 from dst_eval.predictions.duplicates import DecodedKeys, may_repeat_keys, report_duplicate_keys
 from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
 from dst_eval.predictions.value_tally import ValueTally
@@ -107,8 +107,8 @@ class _Span(Struct, gc=False):
 
 class _State(Struct, gc=False):
     slot_values: dict[str, tuple[str, ...]] | None = None
-    active_intent: str | None = None
-    requested_slots: tuple[str, ...] | None = None
+    active_intent: str | None | msgspec.UnsetType = msgspec.UNSET  # UNSET: no key; None: null
+    requested_slots: tuple[str, ...] | None | msgspec.UnsetType = msgspec.UNSET
 
 
 class _Frame(Struct, gc=False):
@@ -247,12 +247,14 @@ class _Builder:
         if values is None:
             raise _Malformed("missing key 'slot_values'")
         service = self.strings.setdefault(service, service)
-        intent = state.active_intent
-        if intent is not None:
-            intent = self.strings.setdefault(intent, intent)
+        intent = state.active_intent  # no key: None (missing); null: WRITTEN_NULL
+        intent = (None if intent is msgspec.UNSET else WRITTEN_NULL if intent is None
+                  else self.strings.setdefault(intent, intent))
         requested = state.requested_slots
         if requested:
             requested = self.values.setdefault(requested, requested)
+        elif requested != ():
+            requested = None if requested is msgspec.UNSET else WRITTEN_NULL
         last = states.get(service)
         if last is not None and last[0] == values and last[5] == odd:
             _, mapping, flat, problems, n_strings, _, written = last
@@ -260,8 +262,10 @@ class _Builder:
             mapping, flat, problems, n_strings, written = self._state(service, values, odd)
             states[service] = (values, mapping, flat, problems, n_strings, odd, written)
         self.decoded.strings += n_strings
-        if problems or intent is None or requested is None:
-            self._tally(problems, intent, requested, service, dialogue_id, index)
+        if problems or not (type(intent) is str and type(requested) is tuple):
+            self.decoded.missing_intents += intent is None
+            self.decoded.missing_requested += requested is None
+            self.tally.frame(problems, intent, requested, service, dialogue_id, index)
         spans = frame.slots
         if spans is not None:
             spans = self._spans(spans, dialogue_id, index) if spans else ()
@@ -293,18 +297,6 @@ class _Builder:
                 frame_slot_key(service, slot): odd[slot] if odd and slot in odd else []
                 for slot in values if (odd and slot in odd) or not values[slot]})
         return mapping, flat, problems, len(values) + n_values, written
-
-    def _tally(self, problems: tuple, intent: str | None, requested: tuple | None,
-               service: str, dialogue_id: str, index: int) -> None:
-        tally = self.tally
-        if intent is None:
-            self.decoded.missing_intents += 1
-            tally.add("missing_intent", dialogue_id, index, f"service {service!r}")
-        if requested is None:
-            self.decoded.missing_requested += 1
-            tally.add("missing_requested_slots", dialogue_id, index, f"service {service!r}")
-        for kind, detail in problems:
-            tally.add(kind, dialogue_id, index, detail)
 
     def _spans(self, spans: tuple[_Span, ...], dialogue_id: str, index: int
                ) -> tuple[SlotSpan, ...]:

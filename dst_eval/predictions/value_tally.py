@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from dst_eval.metrics.sgd_frame import WRITTEN_NULL
 from dst_eval.predictions.model import Issue
 
 VALUE_ISSUES = {
@@ -29,6 +30,11 @@ VALUE_ISSUES = {
                       "accuracy)",
     "missing_requested_slots": "user frames without state.requested_slots (left out of "
                                "requested-slot scores)",
+    "null_intent": "user frames with state.active_intent null (left out of intent accuracy; "
+                   "sgd-official scores it as a wrong intent, as the official scorer does)",
+    "null_requested_slots": "user frames with state.requested_slots null (left out of "
+                            "requested-slot scores; sgd-official reads none, as the official "
+                            "scorer does)",
     "duplicate_key": "object keys given more than once (the last value is read)",
     "conflicting_frames": "slots with different values in two frames of one service in one "
                           "turn (the later frame's is used, as the official scorer reads "
@@ -44,6 +50,20 @@ class ValueTally:
         # kind -> [count, turns, dialogues, last turn, last dialogue, last file]
         self._counts: dict[str, list] = {}
         self._first: dict[str, tuple[str | None, str | None, int | None, str]] = {}
+
+    def frame(self, problems: Iterable[tuple[str, str]], intent: Any, requested: Any,
+              service: str, dialogue: str, turn: int) -> None:
+        """Count a user frame's value ``problems`` (``(kind, detail)``) and its intent and
+        requested slots when they are missing (None) or written as null (WRITTEN_NULL)."""
+        where = f"service {service!r}"
+        if intent is None or intent is WRITTEN_NULL:
+            self.add("missing_intent" if intent is None else "null_intent", dialogue, turn,
+                     where)
+        if requested is None or requested is WRITTEN_NULL:
+            self.add("missing_requested_slots" if requested is None
+                     else "null_requested_slots", dialogue, turn, where)
+        for kind, detail in problems:
+            self.add(kind, dialogue, turn, detail)
 
     def add(self, kind: str, dialogue: str | None, turn: int | None,
             detail: str | Callable[[], str]) -> None:

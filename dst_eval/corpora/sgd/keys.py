@@ -55,8 +55,9 @@ class TurnSets:
     """A turn's ``(requested slot keys, active intents, services)`` from its SGD frames,
     pooled: one object per distinct combination (gold builder and SGD-style reader alike).
 
-    ``keys``: the builder's :class:`SlotKeys` per service. Intents ``None`` (not given) and
-    ``"NONE"`` are not active; requested slots ``None`` count as none.
+    ``keys``: the builder's :class:`SlotKeys` per service. Intents ``None`` (not given),
+    written as null and ``"NONE"`` are not active; requested slots ``None`` or null count
+    as none.
     """
 
     def __init__(self, keys: dict[str, SlotKeys]) -> None:
@@ -73,7 +74,7 @@ class TurnSets:
         pooled = self.by_intents.get(key)
         if pooled is None:
             pairs = (key,) if len(frames) == 1 else key
-            active = {s: i for s, i in pairs if i is not None and i != "NONE"}
+            active = {s: i for s, i in pairs if type(i) is str and i != "NONE"}  # not null
             pooled = self.by_intents[key] = (
                 _NO_KEYS, MappingProxyType(active) if active else _EMPTY,
                 tuple([s for s, _ in pairs]))

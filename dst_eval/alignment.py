@@ -44,17 +44,15 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
-from types import MappingProxyType
-
-import msgspec
 
 from dst_eval.alignment_bulk import turns_to_check
+from dst_eval.alignment_keys import GoldPipeValues, SlotChecker, respelled
 from dst_eval.errors import PredictionError
-from dst_eval.gold import GoldSet, GoldTurn, State, dialogue_key
+from dst_eval.gold import GoldSet, GoldTurn, dialogue_key
 from dst_eval.issue_groups import group_issues
 from dst_eval.predictions.common import show
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
-from dst_eval.slotkeys import GoldSpellings, split_slot_key
+from dst_eval.slotkeys import split_slot_key
 
 _GAP = PredTurn()
 _VALUE_KINDS = ("hedged_value", "non_string_value")
@@ -148,83 +146,6 @@ class Alignment:
         }
 
 
-# --------------------------------------------------------------------------- known slots
-
-
-def known_slot_keys(gold: GoldSet) -> set[str]:
-    """Slot keys the gold knows: ``GoldSet.slots`` ∪ schema slots ∪ every gold state key."""
-    keys = set(gold.slots)
-    for name, service in gold.schema.items():
-        service_name = service.name or name
-        prefix = service_name.lower() + "-"
-        for slot in service.slots:
-            keys.add(slot if slot.lower().startswith(prefix) else f"{service_name}-{slot}")
-    keys.update(chain.from_iterable(_distinct_states(gold)))
-    return keys
-
-
-def _distinct_states(gold: GoldSet) -> list[State]:
-    """The gold turn states, each state object once (loaders share repeated states);
-    listed once per gold set (``GoldSet.derived``)."""
-    states = gold.derived.get("distinct_states")
-    if states is None:
-        states = gold.derived["distinct_states"] = list(
-            {id(turn.state): turn.state for dialogue in gold for turn in dialogue.turns}
-            .values())
-    return states
-
-
-class GoldPipeValues:
-    """The gold values holding ``|`` (``18|8 Fine Men's Salons``) of each slot, lower-cased
-    and stripped: such a predicted value is a real value, not a hedge. Looked up per slot
-    key on demand (only a predicted value holding ``|`` needs them): one slot's scan of
-    the distinct gold states costs ≈ 0.5-1 ms on SGD dev, where listing every slot's ``|``
-    values up front cost ≈ 10-12 ms (5 ms on MultiWOZ 2.1 test, now none) on every run."""
-
-    def __init__(self, gold: GoldSet) -> None:
-        self._gold = gold
-        self._found: dict[str, set[str]] = {}
-
-    def get(self, key: str) -> set[str]:
-        """The ``|`` values of slot ``key`` in the gold states (empty if none)."""
-        found = self._found.get(key)
-        if found is None:  # ``key in state``, then ``state[key]``: 4x faster than .get
-            found = self._found[key] = {
-                value.strip().lower() for state in _distinct_states(self._gold)
-                if key in state for value in state[key] if "|" in value}
-        return found
-
-
-class _SlotChecker:
-    """Decides, once per distinct predicted key, whether the gold knows it and how it spells it
-    (the spelling itself: :class:`dst_eval.slotkeys.GoldSpellings`)."""
-
-    def __init__(self, gold: GoldSet) -> None:
-        known = known_slot_keys(gold)
-        self.active = bool(known)
-        self.spellings = GoldSpellings(known, (s.name or n for n, s in gold.schema.items()))
-        self.known = self.spellings.keys
-        self.domains = self.spellings.domains
-        self._decided: dict[str, tuple[str, str | None]] = {}
-
-    def decide(self, key: str) -> tuple[str, str | None]:
-        """``(gold spelling of key, None)`` or ``(key, "unknown_slot"/"unknown_domain")``."""
-        decided = self._decided.get(key)
-        if decided is None:
-            spelled = self.spellings.key(key)
-            if spelled is not None:
-                decided = (spelled, None)
-            elif self.spellings.has_domain(split_slot_key(key)[0]):
-                decided = (key, "unknown_slot")
-            else:
-                decided = (key, "unknown_domain")
-            self._decided[key] = decided
-        return decided
-
-    def domain(self, domain: str) -> str:
-        return self.spellings.domain(domain)
-
-
 def unframed_services(gold: GoldTurn, pred: PredTurn) -> list[str]:
     """The services of the gold turn's frames that the predicted SGD-style frames lack
     (names compared ignoring case); ``[]`` when the prediction has no frames at all (a flat
@@ -250,35 +171,6 @@ def _state_problem(gold: GoldTurn, pred: PredTurn) -> tuple[str, str] | None:
                 "of the gold turn; scored as missing (the frame under sgd-official, the "
                 "turn under a turn-level profile)")
     return None
-
-
-def _respelled(turn: PredTurn, checker: _SlotChecker, state_differs: bool) -> PredTurn:
-    """``turn`` with keys that differ from the gold's only by case spelled as the gold does
-    (:attr:`PredTurn.respelled` records how they were written)."""
-    changes: dict = {}
-    if state_differs:
-        state: dict[str, object] = {}
-        written: dict[str, str] = {}  # gold spelling -> the key as written, where they differ
-        for key, value in turn.state.items():
-            spelled = checker.decide(key)[0]
-            if spelled not in state or key == spelled:
-                state[spelled] = value
-                if key != spelled:
-                    written[spelled] = key
-                else:
-                    written.pop(spelled, None)
-        changes["state"] = MappingProxyType(state)
-        if written:
-            changes["respelled"] = MappingProxyType(written)
-    if turn.requested_slots and not checker.known.issuperset(turn.requested_slots) and any(
-            checker.decide(k)[0] != k for k in turn.requested_slots):
-        changes["requested_slots"] = frozenset(checker.decide(k)[0]
-                                               for k in turn.requested_slots)
-    if turn.active_intents and not checker.domains.issuperset(turn.active_intents) and any(
-            checker.domain(d) != d for d in turn.active_intents):
-        changes["active_intents"] = MappingProxyType(
-            {checker.domain(d): i for d, i in turn.active_intents.items()})
-    return msgspec.structs.replace(turn, **changes) if changes else turn
 
 
 # --------------------------------------------------------------------------- value checks
@@ -328,7 +220,7 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False,
             predictions, issues=kept, dialogues={
                 d: turns for d, turns in predictions.dialogues.items()
                 if dialogue_key(d) not in outside})
-        checker = _SlotChecker(gold)  # the slots of every gold dialogue are known
+        checker = SlotChecker(gold)  # the slots of every gold dialogue are known
         pipe_values = GoldPipeValues(gold)  # the '|' values of every gold dialogue
         gold = dataclasses.replace(gold, dialogues=tuple(
             d for d in gold if dialogue_key(d.dialogue_id) in keys), _by_key={})
@@ -337,7 +229,7 @@ def align(gold: GoldSet, predictions: PredictionSet, *, strict: bool = False,
 
 
 def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
-           checker: _SlotChecker | None = None,
+           checker: SlotChecker | None = None,
            pipe_values: GoldPipeValues | None = None) -> Alignment:
     source = predictions.source
     severity = "error" if strict else "warning"
@@ -349,7 +241,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     positional = predictions.format in POSITIONAL_FORMATS
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
-    checker = _SlotChecker(gold) if checker is None else checker
+    checker = SlotChecker(gold) if checker is None else checker
     gold_turns: list[GoldTurn] = []
     predicted: list[PredTurn | None] = []  # one per gold turn, None: missing
     add_prediction = predicted.append
@@ -400,7 +292,13 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
                 elif spelled != key:
                     respell = True
         if checker.active and (respell or pred.requested_slots or pred.active_intents):
-            return _respelled(pred, checker, respell)
+            turn, clashes = respelled(pred, checker, respell)
+            for spelled, kept, dropped in clashes:  # one slot written twice, two values
+                details.append(Issue("duplicate_slot", f"slot {spelled} written as {kept} and "
+                                     f"{dropped} with different values; {kept}'s is read",
+                                     file=source, dialogue=gold_id, turn=index,
+                                     severity=severity))
+            return turn
         return pred
 
     with_states = predictions.has_states  # else DST is not scored: no state is missing

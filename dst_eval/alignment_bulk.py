@@ -11,7 +11,7 @@ answers None, every turn go through :func:`dst_eval.alignment.align`'s turn-by-t
 checks, which say what is wrong. The passes are bound by memory reads more than by the
 interpreter, so they go over blocks of turns that stay in the CPU cache (:data:`_BLOCK`).
 Measured (interleaved runs, each align after a score as in the CLI), with
-:class:`dst_eval.alignment.GoldPipeValues`: SGD dev (24,363 turns) align 59 -> 50 ms
+:class:`dst_eval.alignment_keys.GoldPipeValues`: SGD dev (24,363 turns) align 59 -> 50 ms
 (medians) before the blocks, which took the check from 32 to 22 ms; MultiWOZ 2.1 test
 (7,372 turns) 22 -> 13 ms.
 """

@@ -7,7 +7,8 @@ from types import MappingProxyType
 
 import pytest
 
-from dst_eval.alignment import Alignment, TurnPairs, align, group_issues, known_slot_keys
+from dst_eval.alignment import Alignment, TurnPairs, align, group_issues
+from dst_eval.alignment_keys import known_slot_keys
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, ServiceSchema, freeze_state
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
@@ -319,3 +320,30 @@ def test_sgd_value_problems_are_counted_over_the_whole_set_whatever_its_files(
             f"{slots:,} slots with several predicted values (the first is used, as the "
             f"official scorer does) in {turns:,} turns of {hedged_dialogues:,} dialogues;")
         assert group_issues(issues) == issues
+
+
+def test_one_slot_written_in_two_case_spellings_with_two_values_is_reported(
+        gold_samples, tmp_path):
+    """SGD predictions writing ``city`` and ``City`` for one service with different values:
+    the gold's spelling is read, as before, and an Issue ``duplicate_slot`` says so (the
+    other value was dropped without a word); the same value twice is no problem."""
+    from dst_eval import evaluate
+
+    dialogues = json.loads((gold_samples / "sgd" / "dialogues_001.json").read_text())
+    turn = dialogues[0]["turns"][2]
+    values = turn["frames"][0]["state"]["slot_values"]
+    slot = next(iter(values))
+    values[slot.title()] = ["zzz"]  # after the gold's spelling: the gold's is read
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(dialogues))
+    result = evaluate(path, gold=gold_samples / "sgd", min_coverage=0)
+    [issue] = [i for i in result.issues if i.kind == "duplicate_slot"]
+    service = turn["frames"][0]["service"]
+    assert issue.message == (f"slot {service}-{slot} written as {service}-{slot} and "
+                             f"{service}-{slot.title()} with different values; "
+                             f"{service}-{slot}'s is read")
+    assert result.scores["joint_goal_accuracy"] == 1.0  # the gold's spelling's value
+    values[slot.title()] = values[slot]  # the same value: nothing to say
+    path.write_text(json.dumps(dialogues))
+    same = evaluate(path, gold=gold_samples / "sgd", min_coverage=0)
+    assert not [i for i in same.issues if i.kind == "duplicate_slot"]

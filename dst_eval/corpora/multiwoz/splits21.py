@@ -166,12 +166,19 @@ def check_named_file(data: Collection[str], lists: Lists, named: str | None,
         raise GoldDataError(f"the file is named for the {named} split but {len(stray)} of its "
                             f"{len(data)} dialogues are not in {list_name} (first: {stray[0]})",
                             file=file)
+    _check_listed_present(data, ids, list_name, file, f"the file is named for the {named} "
+                          "split but ")
+
+
+def _check_listed_present(data: Collection[str], ids: list[str], list_name: str, file: str,
+                          prefix: str = "") -> None:
+    """:class:`GoldDataError` when a dialogue ``list_name`` lists is not in ``data`` (ids, or
+    their :func:`dialogue_key`)."""
     keys = {dialogue_key(did) for did in data}
     missing = [i for i in ids if dialogue_key(i) not in keys]
     if missing:
-        raise GoldDataError(f"the file is named for the {named} split but {len(missing)} of "
-                            f"the {len(ids)} dialogues listed in {list_name} are not in the "
-                            f"file (first: {missing[0]})", file=file)
+        raise GoldDataError(f"{prefix}{len(missing)} of the {len(ids)} dialogues listed in "
+                            f"{list_name} are not in the file (first: {missing[0]})", file=file)
 
 
 def select(data: dict, lists: Lists, split: str | None, file: str) -> list[str]:
@@ -179,17 +186,10 @@ def select(data: dict, lists: Lists, split: str | None, file: str) -> list[str]:
     if split is None:
         return list(data)
     wanted = SPLIT_NAMES[split.lower()]
-    by_key = {dialogue_key(did): did for did in data}
     if wanted == "train":  # held only when both list files exist (held_splits)
         held_out = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
         return [did for did in data if dialogue_key(did) not in held_out]
     list_name, ids = lists[wanted]  # held: its list file exists (check_split)
-    missing = [i for i in ids if dialogue_key(i) not in by_key]
-    if missing:
-        raise GoldDataError(
-            f"{len(missing)} of the {len(ids)} dialogues listed in {list_name} are not in the "
-            f"file (first: {missing[0]})",
-            file=file,
-        )
+    _check_listed_present(data, ids, list_name, file)
     keep = {dialogue_key(i) for i in ids}
     return [did for did in data if dialogue_key(did) in keep]

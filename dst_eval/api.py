@@ -237,7 +237,7 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
         alignment = align(gold_set, prediction_set, strict=options.strict,
                           missing=options.missing)
         check_coverage(gold_set, alignment.missing_dialogues, prediction_set.source, options)
-    if options.missing == "skip" and all(pred is None for _, pred in alignment.pairs):
+    if options.missing == "skip" and not alignment.coverage:
         raise PredictionError("no gold turn has a prediction: with --missing skip nothing is "
                               "left to score (no number would be defined)",
                               file=prediction_set.source)

@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from dst_eval.predictions.adapted import TurnTable, require, split_items
-from dst_eval.predictions.common import show
 from dst_eval.predictions.model import PredictionSet
+from dst_eval.predictions.turns import listed_keys
 
 FORMAT = "trade"
 PREDICTED = "pred_bs_ptr"
@@ -64,12 +64,7 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
             table.add(dialogue, turn, f"turn {raw_turn!r}", pairs=pairs, raw_state=items,
                       embedded=embedded)
     if unread:
-        first = min(unread, key=lambda key: (-unread[key][0], key))
-        found = sorted(unread.items(), key=lambda item: (-item[1][0], item[0]))
-        listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
-                           for key, (count, _, _) in found[:5])
-        if len(found) > 5:
-            listed += f" and {len(found) - 5:,} more"
+        listed, dialogue, turn = listed_keys(unread, 5)
         table.reader.issue("unknown_key", f"keys of turn records that are not read: {listed}; "
-                           f"TRADE's prediction is {PREDICTED!r}", *unread[first][1:])
+                           f"TRADE's prediction is {PREDICTED!r}", dialogue, turn)
     return table.build()

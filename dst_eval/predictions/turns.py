@@ -59,6 +59,19 @@ UNCAPPED = frozenset({"missing_turn"})
 Issue), and the alignment tells a reader's gaps from empty records by them."""
 
 
+def listed_keys(unknown: dict[str, list], limit: int = 8) -> tuple[str, Any, Any]:
+    """The keys of ``unknown`` (``key -> [count, dialogue, turn]`` of its first turn), most
+    frequent first, as ``'k' (3 turns), ...`` (``limit`` of them, then how many more), and
+    the dialogue and turn of the most frequent one."""
+    found = sorted(unknown.items(), key=lambda item: (-item[1][0], item[0]))
+    listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
+                       for key, (count, _, _) in found[:limit])
+    if len(found) > limit:
+        listed += f" and {len(found) - limit:,} more"
+    _, dialogue, turn = found[0][1]
+    return listed, dialogue, turn
+
+
 class TurnReader:
     """Turns one turn object into a :class:`PredTurn`, recording Issues as it goes.
 
@@ -300,17 +313,12 @@ class TurnReader:
         is (nothing in the file would be scored)."""
         if not self._unknown:
             return
-        found = sorted(self._unknown.items(), key=lambda item: (-item[1][0], item[0]))
-        listed = ", ".join(f"{show(key)} ({count:,} turn{'s' * (count != 1)})"
-                           for key, (count, _, _) in found[:8])
-        if len(found) > 8:
-            listed += f" and {len(found) - 8} more"
+        listed, dialogue, turn = listed_keys(self._unknown)
         reads = ", ".join(sorted(TURN_KEYS))
         if not self._read_a_key:
             raise PredictionError(f"no turn object holds a key dst-eval reads ({reads}); "
                                   f"found {listed}: convert the file (a state goes under "
                                   "'state', a response under 'response')", file=self.file)
-        _, dialogue, turn = found[0][1]
         self.issue("unknown_key", f"turn keys that are not read: {listed} (read: {reads})",
                    dialogue, turn)
 

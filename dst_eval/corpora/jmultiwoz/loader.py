@@ -138,8 +138,8 @@ def _read_release(path: Path, log: FileLog) -> tuple[Any, Any, str, str]:
                     return archive.read_json(members[name])
                 split_list = member("split_list.json") if "split_list.json" in members else None
                 return (member("dialogues.json"), split_list,
-                        f"{path}:{members['dialogues.json']}",
-                        f"{path}:{members.get('split_list.json')}")
+                        archive.name(members["dialogues.json"]),
+                        archive.name(members.get("split_list.json", "split_list.json")))
     split_file = path.parent / "split_list.json"
     split_list = log.read_json(split_file) if path.name == "dialogues.json" and \
         split_file.is_file() else None

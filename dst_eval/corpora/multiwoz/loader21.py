@@ -159,8 +159,8 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
     if split is not None and split.lower() not in SPLIT_NAMES:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     log = FileLog()
-    data, list_files, file = _read(path, log)
     named = named_split(path.resolve().name, path.name)  # the file's own name only
+    data, list_files, file = _read(path, log, named)
     if whole:
         ids = list(data)
     else:
@@ -198,7 +198,8 @@ def _data_member(archive: GoldZip | zipfile.ZipFile, path: Path) -> str:
     )
 
 
-def _read(path: Path, log: FileLog) -> tuple[dict[str, _Dialogue], Lists, str]:
+def _read(path: Path, log: FileLog, named: str | None
+          ) -> tuple[dict[str, _Dialogue], Lists, str]:
     """Parsed data, ``{split: (list file name, ids)}`` for list files found, and the file name
     (every file read recorded in ``log``). A zip with no list file beside its data member
     takes those beside the zip, as a ``data.json`` does; for a zip named for its split
@@ -225,8 +226,7 @@ def _read(path: Path, log: FileLog) -> tuple[dict[str, _Dialogue], Lists, str]:
     except zipfile.BadZipFile:
         raise GoldDataError("not a valid zip file", file=str(path)) from None
     if not lists:  # the list files beside the zip, as beside a data.json
-        named = named_split(path.resolve().name, path.name) is not None
-        lists = lists_beside(path, None if named else log)
+        lists = lists_beside(path, None if named is not None else log)
     return data, lists, file
 
 

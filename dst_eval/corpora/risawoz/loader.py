@@ -45,7 +45,6 @@ from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, fre
 
 CORPUS = "risawoz"
 SPLIT_ID_FILE = splits.SPLIT_ID_FILE
-SPLIT_KEYS = splits.SPLIT_KEYS
 SPLIT_ALIASES = {"val": "dev", "valid": "dev", "validation": "dev"}
 _MARKERS = ('"inform slot-values"', '"turn_inform"', '"segmented_user_utterance"')
 _GENERAL_DOMAIN = "通用"

@@ -277,5 +277,6 @@ def test_risawoz_split_names_are_words_of_the_file_name():
 
     names = {"all_train10000.json": "train", "all_dev600.json": "dev", "test.json": "test",
              "all_test600_new.json": "test", "sample_train100_original_format.json": "train",
-             "latest_export.json": None, "contest.json": None, "dialogues.json": None}
+             "latest_export.json": None, "contest.json": None, "dialogues.json": None,
+             "val.json": "dev", "all_validation.json": "dev"}
     assert {name: split_from_name(Path(name)) for name in names} == names

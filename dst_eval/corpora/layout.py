@@ -11,6 +11,7 @@ import ast
 import hashlib
 import io
 import os
+import re
 import struct
 import sys
 import zipfile
@@ -303,6 +304,24 @@ def columns_to_rows(columns: Mapping[str, Any], *, what: str, file: str,
                             file=file, dialogue=dialogue)
     n = lengths.pop() if lengths else 0
     return [{k: v[i] for k, v in columns.items()} for i in range(n)]
+
+
+SPLIT_WORDS = {"train": "train", "dev": "dev", "val": "dev", "valid": "dev",
+               "validation": "dev", "test": "test"}
+"""Split words of file and folder names, and the canonical split each names."""
+_SPLIT_WORD = re.compile(r"(?<![a-z])(train|dev|val|valid|validation|test)(?![a-z])")
+
+
+def split_in_name(*names: str) -> str | None:
+    """The canonical split (:data:`SPLIT_WORDS`) the first of ``names`` (file or folder
+    names, not paths) that names one says, as a word with digits or punctuation around it:
+    ``test.json.zip`` and ``all_test600_new.json`` -> ``test``, ``val.json`` -> ``dev``;
+    None for ``data.json``, ``latest_export.json`` or ``contest``."""
+    for name in names:
+        found = _SPLIT_WORD.search(name.lower())
+        if found:
+            return SPLIT_WORDS[found.group(1)]
+    return None
 
 
 def split_from_name(path: Path, known: Iterable[str], aliases: Mapping[str, str]) -> str | None:

@@ -76,14 +76,12 @@ import msgspec
 import orjson
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import FileLog, GoldZip, deep_freeze
+from dst_eval.corpora.layout import SPLIT_WORDS, FileLog, GoldZip, deep_freeze, split_in_name
 from dst_eval.corpora.multiwoz.splits21 import (
     LIST_FILES,
     LIST_SUFFIXES,
-    SPLIT_NAMES,
     Lists,
     lists_beside,
-    named_split,
     parse_id_list,
     resolve,
 )
@@ -156,10 +154,10 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
     if path.is_dir():
         raise GoldDataError("expected a data.json-style file or a .zip, found a folder",
                             file=str(path))
-    if split is not None and split.lower() not in SPLIT_NAMES:
+    if split is not None and split.lower() not in SPLIT_WORDS:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     log = FileLog()
-    named = named_split(path.resolve().name, path.name)  # the file's own name only
+    named = split_in_name(path.resolve().name, path.name)  # the file's own name only
     data, list_files, file = _read(path, log, named)
     if whole:
         ids = list(data)

@@ -49,7 +49,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.config import corpus_config
-from dst_eval.corpora.layout import FileLog, split_label_note
+from dst_eval.corpora.layout import SPLIT_WORDS, FileLog, split_in_name, split_label_note
 from dst_eval.corpora.multiwoz.hf22 import from_hf
 from dst_eval.corpora.multiwoz.schema22 import SERVICES, check_schema, check_services
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
@@ -68,12 +68,7 @@ from dst_eval.gold import (
 from dst_eval.jsonio import ZipBudget, iter_jsonl, parse_json_bytes, read_bytes, read_declared
 
 CORPUS = "multiwoz22"
-SPLIT_FOLDERS = {
-    "train": "train", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev",
-    "test": "test",
-}
 _DIALOGUES_FILE = re.compile(r"^dialogues_[^/]*\.json$")
-_SPLIT_TOKEN = re.compile(r"(?:^|[^a-z])(train|dev|val|valid|validation|test)(?:$|[^a-z])")
 _NO_INTENT = ("NONE", "")
 
 Blob = tuple[str, Any]  # (file name for messages, parsed JSON)
@@ -85,12 +80,8 @@ Blob = tuple[str, Any]  # (file name for messages, parsed JSON)
 def infer_split(path: Path) -> str | None:
     """``train``/``dev``/``test`` from a file or folder name (``val``/``validation`` -> ``dev``):
     the real (symlink-resolved) names first, then the names given."""
-    for candidate in (path.resolve(), path):
-        for name in (candidate.name, candidate.parent.name):
-            match = _SPLIT_TOKEN.search(name.lower())
-            if match:
-                return SPLIT_FOLDERS[match.group(1)]
-    return None
+    real = path.resolve()
+    return split_in_name(real.name, real.parent.name, path.name, path.parent.name)
 
 
 def sniff(path: str | Path) -> bool:
@@ -132,7 +123,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if not path.exists():
         raise GoldDataError("gold path does not exist", file=str(path))
-    if split is not None and split.lower() not in SPLIT_FOLDERS:
+    if split is not None and split.lower() not in SPLIT_WORDS:
         raise UsageError(f"unknown MultiWOZ 2.2 split {split!r}; use train, dev or test")
     log = FileLog()
     if path.is_dir():
@@ -141,7 +132,7 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
         blobs, schema_blob, inferred = _collect_zip(path, split, log)
     else:
         blobs, schema_blob, inferred = _collect_file(path, log)
-    if split is not None and inferred is not None and SPLIT_FOLDERS[split.lower()] != inferred:
+    if split is not None and inferred is not None and SPLIT_WORDS[split.lower()] != inferred:
         raise GoldDataError(f"--split {split}: the gold holds the {inferred} split",
                             file=str(path))
     schema = _parse_schema(*schema_blob) if schema_blob else {}
@@ -203,7 +194,7 @@ def _collect_directory(path: Path, split: str | None, log: FileLog
                 )
             split_folder = present[0]
         else:
-            split_folder = SPLIT_FOLDERS[split.lower()]
+            split_folder = SPLIT_WORDS[split.lower()]
             if split_folder not in present:
                 raise GoldDataError(
                     f"no {split_folder}/ folder for split {split!r}", file=str(path)
@@ -225,9 +216,9 @@ def _collect_zip(path: Path, split: str | None, log: FileLog
             if not members:
                 raise GoldDataError("no dialogues_*.json in the zip", file=str(path))
             if split is not None:
-                wanted = SPLIT_FOLDERS[split.lower()]
-                named = [f for f in folders if PurePosixPath(f).name in SPLIT_FOLDERS]
-                folders = [f for f in named if SPLIT_FOLDERS[PurePosixPath(f).name] == wanted] or (
+                wanted = SPLIT_WORDS[split.lower()]
+                named = [f for f in folders if PurePosixPath(f).name in SPLIT_WORDS]
+                folders = [f for f in named if SPLIT_WORDS[PurePosixPath(f).name] == wanted] or (
                     folders if not named and len(folders) == 1 else []
                 )
                 if len(folders) != 1:
@@ -249,7 +240,7 @@ def _collect_zip(path: Path, split: str | None, log: FileLog
                     break
     except zipfile.BadZipFile:
         raise GoldDataError("not a valid zip file", file=str(path)) from None
-    inferred = SPLIT_FOLDERS.get(folder.name) or infer_split(path)
+    inferred = SPLIT_WORDS.get(folder.name) or infer_split(path)
     return blobs, schema_blob, inferred
 
 

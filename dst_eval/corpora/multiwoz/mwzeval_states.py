@@ -38,9 +38,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dst_eval.corpora.layout import FileLog, split_label_note
+from dst_eval.corpora.layout import SPLIT_WORDS, FileLog, split_label_note
 from dst_eval.corpora.multiwoz.mwzeval_rules import canonical_slot_name, normalize_slot_name
-from dst_eval.corpora.multiwoz.splits21 import SPLIT_NAMES
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
 from dst_eval.jsonio import read_json
@@ -93,9 +92,9 @@ def load(path: str | Path, *, split: str | None = None) -> GoldSet:
     """Read the file at ``path`` (``.json`` or a ``.zip`` holding one) into a GoldSet."""
     path = Path(path)
     if split is not None:
-        if split.lower() not in SPLIT_NAMES:
+        if split.lower() not in SPLIT_WORDS:
             raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
-        split = SPLIT_NAMES[split.lower()]
+        split = SPLIT_WORDS[split.lower()]
     log = FileLog()
     gold = states_to_goldset(log.read_json(path), source=str(path), split=split)
     return replace(gold, files=log.files,

@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from dst_eval.corpora.layout import VERSION_NOTE
+from dst_eval.corpora.layout import SPLIT_WORDS, VERSION_NOTE
 from dst_eval.corpora.multiwoz import loader21
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldSet
@@ -84,7 +84,7 @@ def locate(path: Path, split: str | None) -> Path:
     if split is None:
         raise UsageError(f"{path} holds one file per split ({', '.join(sorted(files))}); "
                          "name one with --split")
-    wanted = loader21.SPLIT_NAMES.get(split.lower())
+    wanted = SPLIT_WORDS.get(split.lower())
     if wanted is None:
         raise UsageError(f"unknown MultiWOZ split {split!r}; use train, dev (val) or test")
     if wanted not in files:

@@ -10,38 +10,25 @@ Unicode normalisation), :func:`held_splits` says which splits a file holds,
 :func:`check_split` refuses a split it does not hold (exit 4) and no ``--split`` on a file
 holding several (exit 2), :func:`check_named_file` refuses a file named for a split that its
 list file contradicts (a dialogue it does not list, or one it lists missing), :func:`select`
-picks the dialogue ids. :func:`named_split` is the split a file's own name says.
+picks the dialogue ids. :func:`~dst_eval.corpora.layout.split_in_name` is the split a
+file's own name says.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Collection
 from pathlib import Path
 
-from dst_eval.corpora.layout import FileLog
+from dst_eval.corpora.layout import SPLIT_WORDS, FileLog
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import dialogue_key
 
 LIST_FILES = {"test": "testListFile", "dev": "valListFile"}
-SPLIT_NAMES = {"test": "test", "dev": "dev", "val": "dev", "valid": "dev", "validation": "dev",
-               "train": "train"}
 LIST_SUFFIXES = ("", ".txt", ".json")
 """How a list file may end: ``testListFile``, ``testListFile.txt``, ``testListFile.json``."""
 Lists = dict[str, tuple[str, list[str]]]
 """``{split: (list file name, dialogue ids)}`` of the list files found."""
-_SPLIT_TOKEN = re.compile(r"(?:^|[^a-z])(train|dev|val|valid|validation|test)(?:$|[^a-z])")
-
-
-def named_split(*names: str) -> str | None:
-    """The split the first of ``names`` (file names, not paths) that names one says
-    (``test.json.zip`` -> ``test``, ``val.json`` -> ``dev``); None for ``data.json``."""
-    for name in names:
-        match = _SPLIT_TOKEN.search(name.lower())
-        if match:
-            return SPLIT_NAMES[match.group(1)]
-    return None
 
 
 def parse_id_list(text: bytes, file: str) -> list[str]:
@@ -141,7 +128,7 @@ def check_split(split: str | None, named: str | None, held: list[str],
             raise UsageError(f"{file} holds several splits ({', '.join(held)}, by its list "
                              "files); choose one with --split")
         return named if named is not None or held == ["unlisted"] or not held else held[0]
-    wanted = SPLIT_NAMES[split.lower()]
+    wanted = SPLIT_WORDS[split.lower()]
     if wanted not in held:
         how = (f"it holds {', '.join(held)}" if held else
                "no testListFile/valListFile next to it and no split in its name; drop --split "
@@ -185,7 +172,7 @@ def select(data: dict, lists: Lists, split: str | None, file: str) -> list[str]:
     """Dialogue ids to load, in file order."""
     if split is None:
         return list(data)
-    wanted = SPLIT_NAMES[split.lower()]
+    wanted = SPLIT_WORDS[split.lower()]
     if wanted == "train":  # held only when both list files exist (held_splits)
         held_out = {dialogue_key(i) for _name, ids in lists.values() for i in ids}
         return [did for did in data if dialogue_key(did) not in held_out]

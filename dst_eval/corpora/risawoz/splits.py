@@ -19,11 +19,11 @@ Without a split-id file, a file's name is its split (:func:`files_for`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from dst_eval.corpora.layout import split_in_name
 from dst_eval.errors import GoldDataError, UsageError
 
 SPLIT_ID_FILE = "dataset_split_ids_dict.json"
@@ -39,14 +39,10 @@ MAIN_SPLITS = ("train", "dev", "test")
 UNLISTED = "unlisted"
 
 
-_SPLIT_WORD = re.compile(r"(?<![a-z])(train|dev|test)(?![a-z])")
-"""A split named as a word of a file name, digits or punctuation around it
-(``all_train10000.json``, ``test.json``; not ``latest_export.json`` or ``contest.json``)."""
-
-
 def split_from_name(path: Path) -> str | None:
-    found = _SPLIT_WORD.search(path.name.lower())
-    return found.group(1) if found else None
+    """The split a file's name says, as a word (:func:`~dst_eval.corpora.layout.split_in_name`:
+    ``all_train10000.json``, ``val.json``; not ``latest_export.json``)."""
+    return split_in_name(path.name)
 
 
 def split_id_file(path: Path) -> Path | None:

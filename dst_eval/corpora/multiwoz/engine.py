@@ -192,7 +192,9 @@ def _read_state(raw: Any, where: str, problems: _Problems, corpus: str | None) -
             domain, slot = _spell(domain, slot, corpus)
             slots = clean.setdefault(domain, {})
             # a slot given twice (nested and flat): mwzeval keeps the later; otherwise the
-            # first value that is set, as the DST reader (and its duplicate_slot warning)
+            # first value that is set (blank or a corpus unset word, as the strict profile's
+            # Unset reads them; a format's own unset marker is not consulted here), as the
+            # DST reader and its duplicate_slot warning
             if corpus is None or slot not in slots or _unset(slots[slot], corpus):
                 slots[slot] = value
     return normalize_state(clean)

@@ -43,7 +43,8 @@ def build_leaderboard_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-dir", default="leaderboard",
                         help="where to write the outputs (default: leaderboard/)")
     parser.add_argument("--cache-dir", help="score cache (default: the config's cache_dir, "
-                                            "else <output-dir>/.cache/)")
+                                            "else <output-dir>/.cache/); not in a "
+                                            "submissions or gold folder")
     parser.add_argument("--no-cache", action="store_true", help="score everything afresh and "
                                                                 "write no cache")
     parser.add_argument("--check", metavar="FILE",

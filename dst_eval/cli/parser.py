@@ -98,7 +98,8 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
     if bootstrap:
         parser.add_argument("--bootstrap", metavar="N",
                             help="95%% confidence intervals from N dialogue-level resamples "
-                                 f"(2 to {MAX_BOOTSTRAP})")
+                                 f"(2 to {MAX_BOOTSTRAP}; below 40 a note says the interval "
+                                 "is not a 95%% one)")
         parser.add_argument("--seed", help="resampling seed (default $DST_EVAL_SEED, "
                                            "$SACREBLEU_SEED or 12345; 'none' for unseeded)")
     if resources:

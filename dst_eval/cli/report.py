@@ -53,7 +53,7 @@ def build_report_parser() -> argparse.ArgumentParser:
     add_inputs(parser)
     add_strict(parser)
     parser.add_argument("--html", required=True, metavar="OUT",
-                        help="where to write the HTML page")
+                        help='where to write the HTML page ("-": stdout)')
     add_scoring(parser, breakdowns=False)
     parser.add_argument("--title", help="page title (default: from the predictions file name)")
     add_quiet(parser)

@@ -302,6 +302,58 @@ def test_copies_of_predictions_and_of_the_gold_are_refused(small):
                                     "submission holds a system's predictions")
 
 
+def test_a_reformatted_copy_is_refused(small):
+    """A copy of a submission on the board that differs in its bytes only -- re-indented,
+    its dialogues in another order, states written flat instead of nested, padded with a
+    dialogue the gold lacks -- is the same predictions once read, and refused; a submission
+    that differs in one turn's state is not a copy."""
+    assert build(small)[0] == 0
+    sample = small.files["sample.json"]
+    flat = {dialogue_id: [{**turn, "state": {f"{domain}-{slot}": value
+                                             for domain, slots in turn["state"].items()
+                                             for slot, value in slots.items()}}
+                          for turn in turns]
+            for dialogue_id, turns in reversed(sample.items())}
+    flat["padding0001"] = [{"state": {}}]
+    (small.subs / "reformatted.json").write_text(json.dumps(flat, indent=1), encoding="utf-8")
+    changed = copy.deepcopy(sample)
+    first = next(iter(changed.values()))[0]["state"]
+    first[next(iter(first))] = {"area": "north"}
+    (small.subs / "changed.json").write_bytes(orjson.dumps(changed))
+    code, data, _, _ = build(small)
+    assert code == 3
+    assert sorted(row["submission"] for row in data["rows"]) == [
+        "changed.json", "oracle.json", "sample.json", "worse.json"]
+    [invalid] = data["invalid"]
+    assert (invalid["file"], invalid["reason"]) == (
+        "reformatted.json", "the same predictions as sample.json (already on the board) once "
+        "read (other bytes, the same state, requested slots, intents and response for every "
+        "gold turn): one set of predictions is one submission")
+
+
+def test_predictions_digest_reads_what_is_scored(small):
+    """The digest changes with a value, a requested slot, an intent or a response, and not
+    with key order, indentation or a dialogue the gold lacks."""
+    from dst_eval.leaderboard.content import predictions_digest
+    from dst_eval.predictions import read_predictions
+
+    def digest(content: dict) -> str:
+        path = small.root / "digest.json"
+        path.write_text(json.dumps(content, indent=2, sort_keys=True), encoding="utf-8")
+        return predictions_digest(read_predictions(path, corpus="multiwoz22"), small.gold)
+
+    sample = small.files["sample.json"]
+    base = digest(sample)
+    assert digest({**sample, "unknown9999": [{"state": {}}]}) == base
+    assert digest(dict(reversed(sample.items()))) == base
+    for change in ({"response": "other words"}, {"state": {}},
+                   {"requested_slots": ["restaurant-phone"]},
+                   {"active_intents": {"restaurant": "find_restaurant"}}):
+        other = copy.deepcopy(sample)
+        next(iter(other.values()))[0].update(change)
+        assert digest(other) != base, change
+
+
 def test_a_board_published_with_two_identical_rows_keeps_one(small):
     """A board published before copies were refused may hold two byte-identical rows: the
     first by id stays, the other is refused (both used to be refused, and lost)."""

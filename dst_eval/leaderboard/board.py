@@ -2,8 +2,9 @@
 
 :func:`build_leaderboard` discovers the submissions, scores each
 (:class:`~dst_eval.leaderboard.scoring.Scorer`), turns each entry into a :class:`Row`
-(metadata checked, notes for n/a metrics), refuses duplicate names, ranks the rows (equal
-scores share a rank; ties sort by name) and adds the statistics of
+(metadata checked, notes for n/a metrics), refuses copies (the same bytes, or the same
+predictions once read: :mod:`~dst_eval.leaderboard.content`) and duplicate names, ranks
+the rows (equal scores share a rank; ties sort by name) and adds the statistics of
 :mod:`dst_eval.leaderboard.statistics`: score intervals of the shown metrics, the paired
 test of every ranked row against rank 1 and rank intervals.
 """
@@ -286,6 +287,8 @@ def build_leaderboard(config: LeaderboardConfig, *, cache_dir: Path | None,
         progress("ranking and significance tests", len(candidates), len(candidates))
     rows = _unique(rows, invalid, existing, lambda row: scorer.contents[row.id],
                    _same_predictions)
+    rows = _unique(rows, invalid, existing, lambda row: row.entry.predictions_digest,
+                   _same_predictions_read)
     rows = _unique(rows, invalid, existing, lambda row: name_key(row.metadata["name"]),
                    _name_clash)
     _check_metric_names(rows, config)
@@ -362,6 +365,14 @@ def _same_predictions(row: Row, group: list[Row], holder: Row | None) -> str:
             if any(r.id.endswith(".toml") for r in group) else "")
     return (f"the same predictions as {others}{on_board}, byte for byte: one set of "
             f"predictions is one submission{hint}")
+
+
+def _same_predictions_read(row: Row, group: list[Row], holder: Row | None) -> str:
+    others = ", ".join(r.id for r in ([holder] if holder else group) if r is not row)
+    on_board = " (already on the board)" if holder else ""
+    return (f"the same predictions as {others}{on_board} once read (other bytes, the same "
+            "state, requested slots, intents and response for every gold turn): one set of "
+            "predictions is one submission")
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

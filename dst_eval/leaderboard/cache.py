@@ -17,7 +17,8 @@
   new file in a directory a loader listed — each makes the entry stale, and it is
   recomputed and overwritten.
 * **plain data only**: scores, coverage, notes, warnings, the submission's embedded
-  metadata, the signature fields, and for every metric with statistics its N bootstrap
+  metadata, the signature fields, the digest of what its predictions say
+  (:mod:`dst_eval.leaderboard.content`), and for every metric with statistics its N bootstrap
   resample scores as float64 bytes (:mod:`dst_eval.leaderboard.statistics`). Nothing is
   imported, unpickled or rebuilt from an entry; it is decoded into the typed
   :class:`Entry` (msgspec), and one that fails to decode, belongs to another key, or does
@@ -41,7 +42,7 @@ import msgspec
 
 from dst_eval import __version__
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 class Input(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -96,6 +97,9 @@ class Entry(msgspec.Struct, forbid_unknown_fields=True):
     metadata: dict[str, Any]
     """Metadata embedded in the predictions file, unchecked (checked when ranked)."""
     has_states: bool
+    predictions_digest: str
+    """What the predictions give every gold turn, whatever their bytes
+    (:func:`dst_eval.leaderboard.content.predictions_digest`): one digest, one submission."""
     tables: list[TableData]
     statistics: list[MetricData]
     inputs: list[Input] = []

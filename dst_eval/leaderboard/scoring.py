@@ -42,6 +42,7 @@ from dst_eval.leaderboard.cache import (
     harness_fingerprint,
 )
 from dst_eval.leaderboard.config import MB, PATH_OPTIONS, LeaderboardConfig
+from dst_eval.leaderboard.content import predictions_digest
 from dst_eval.leaderboard.reads import (
     Digests,
     Inputs,
@@ -78,7 +79,7 @@ def _issue_text(issue: Any) -> str:
 
 
 def result_entry(result: Any, key: str, metadata: Any, has_states: bool,
-                 n_resamples: int, seed: int) -> Entry:
+                 n_resamples: int, seed: int, predictions_digest: str) -> Entry:
     """A :class:`~dst_eval.result.Result` (or the older ``Report``) as a cache entry."""
     statistics, statistics_notes = resample_statistics(result, n_resamples, seed)
     tables: list[TableData] = []
@@ -102,7 +103,7 @@ def result_entry(result: Any, key: str, metadata: Any, has_states: bool,
         warnings=[_issue_text(issue) for issue in result.issues],
         notes=[str(note) for note in result.notes], statistics_notes=statistics_notes,
         metadata=orjson.loads(orjson.dumps(dict(metadata))), has_states=bool(has_states),
-        tables=tables, statistics=metrics)
+        predictions_digest=predictions_digest, tables=tables, statistics=metrics)
 
 
 @dataclass
@@ -209,7 +210,8 @@ class Scorer:
                               **options)
             embedded = {k: v for k, v in predictions.metadata.items() if k not in MARKERS}
             return result_entry(result, key, embedded, predictions.has_states,
-                                self.config.bootstrap, self.config.seed)
+                                self.config.bootstrap, self.config.seed,
+                                predictions_digest(predictions, self.gold))
         except CoverageError as exc:  # the leaderboard's knob, not the command line's
             where = exc.message.split(";")[0]
             raise Refused(f"{where}, fewer than options.min_coverage "

@@ -86,6 +86,24 @@ def without_state(predictions: dict, dialogues: int) -> dict:
     return worse
 
 
+def own_responses(predictions: dict) -> dict:
+    """The predictions with a response of their own on every turn: other predictions (not a
+    copy, :mod:`dst_eval.leaderboard.content`) with the same DST scores."""
+    changed = copy.deepcopy(predictions)
+    for turns in changed.values():
+        for turn in turns:
+            turn["response"] = "a response of its own"
+    return changed
+
+
+def one_request_more(predictions: dict) -> dict:
+    """The predictions with a requested slot on the first turn: other predictions (not a
+    copy) with the same JGA, slot F1, Inform, BLEU and Combined."""
+    changed = copy.deepcopy(predictions)
+    next(iter(changed.values()))[0]["requested_slots"] = ["restaurant-phone"]
+    return changed
+
+
 # ---- a small board on gold_samples ------------------------------------------------------
 @pytest.fixture
 def small(gold_samples: Path, tmp_path: Path) -> SimpleNamespace:
@@ -169,7 +187,7 @@ def test_small_board_numbers_match_a_direct_computation(small):
 def test_small_board_renders_metadata_escaped_and_self_contained(small):
     hostile = {"metadata": {"name": "Evil | <script>alert(1)</script> [x](http://e.org)",
                             "gold": "/etc/passwd", "corpus": "sgd"},
-               "predictions": small.files["sample.json"]}
+               "predictions": own_responses(small.files["sample.json"])}
     (small.subs / "hostile.json").write_bytes(orjson.dumps(hostile))
     code, data, markdown, page = build(small)
     assert code == 0
@@ -248,7 +266,9 @@ def test_special_files_in_the_submissions_directory_are_refused(small):
 
 
 def test_duplicate_names_are_invalid(small):
-    twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
+    # predictions of its own (a copy of another's is refused as a copy first)
+    twin = {"metadata": {"name": "ORACLE"},
+            "predictions": without_state(small.files["sample.json"], 1)}
     (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
     code, data, _, _ = build(small)
     assert code == 3
@@ -327,8 +347,8 @@ def test_a_reformatted_copy_is_refused(small):
     [invalid] = data["invalid"]
     assert (invalid["file"], invalid["reason"]) == (
         "reformatted.json", "the same predictions as sample.json (already on the board) once "
-        "read (other bytes, the same state, requested slots, intents and response for every "
-        "gold turn): one set of predictions is one submission")
+        "read (other bytes, the same state, requested slots, intents, domains and response for "
+        "every gold turn): one set of predictions is one submission")
 
 
 def test_predictions_digest_reads_what_is_scored(small):
@@ -436,10 +456,11 @@ def test_look_alike_names_are_refused(small):
     assert build(small)[0] == 0
     sample = small.files["sample.json"]
     wide = "\uff4f\uff52\uff41\uff43\uff4c\uff45"  # full-width "oracle"
-    for file, name in (("cyrillic.json", "\u041eracle"), ("wide.json", wide),
-                       ("greek.json", "\u039c\u03bf\u03bd\u03c4\u03ad\u03bb\u03bf")):
-        (small.subs / file).write_bytes(orjson.dumps(
-            {"metadata": {"name": name}, "predictions": without_state(sample, len(file) % 3)}))
+    for emptied, file, name in (
+            (1, "cyrillic.json", "\u041eracle"), (3, "wide.json", wide),
+            (4, "greek.json", "\u039c\u03bf\u03bd\u03c4\u03ad\u03bb\u03bf")):
+        (small.subs / file).write_bytes(orjson.dumps(  # predictions of its own
+            {"metadata": {"name": name}, "predictions": without_state(sample, emptied)}))
     code, data, _, _ = build(small)
     reasons = {i["file"]: i["reason"] for i in data["invalid"]}
     assert code == 3 and set(reasons) == {"cyrillic.json", "wide.json"}
@@ -450,6 +471,12 @@ def test_look_alike_names_are_refused(small):
     # a letter of another script after a digit, and a dash for a hyphen (from review)
     assert submissions.mixed_script_word("GPT-4\u043e") == "GPT-4\u043e"
     assert submissions.name_key("SOM\u2010DST") == submissions.name_key("som-dst")
+    # a name all in Cyrillic or Greek letters that look like Latin ones (from review)
+    assert submissions.name_key("\u0410\u0412\u0421") == submissions.name_key("abc")
+    assert submissions.name_key("\u0422\u041e\u0420-5") == submissions.name_key("Top-5")
+    assert submissions.name_key("\u039a\u0391\u03a4\u0395") == submissions.name_key("KATE")
+    assert submissions.name_key("\u041c\u043e\u0434\u0435\u043b\u044c") != \
+        submissions.name_key("Model")  # д and ль look like no Latin letter
     one_script_words = "BERT \u6a21\u578b \u041c\u043e\u0434\u0435\u043b\u044c"
     assert submissions.mixed_script_word(one_script_words) is None
 
@@ -471,8 +498,8 @@ def test_no_states_gives_a_note_and_no_rank(small):
 def test_check_mode_scores_one_submission(small, capsys):
     build(small)
     candidate = small.root / "candidate.json"
-    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Candidate"},
-                                        "predictions": oracle_predictions(small.gold)}))
+    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Candidate"}, "predictions":
+                                        own_responses(oracle_predictions(small.gold))}))
     code, calls = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
     out = capsys.readouterr().out
     assert code == 0 and calls == ["candidate.json"]  # the others come from the cache
@@ -480,8 +507,8 @@ def test_check_mode_scores_one_submission(small, capsys):
     assert "candidate.json: would rank 1 of 4 (95 % rank interval 1–1); it would be the " \
            "leader" in out
     assert "| 1 | 1–1 | **Candidate** |" in out
-    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Zed"},
-                                        "predictions": oracle_predictions(small.gold)}))
+    candidate.write_bytes(orjson.dumps({"metadata": {"name": "Zed"}, "predictions":
+                                        own_responses(oracle_predictions(small.gold))}))
     code, calls = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
     out = capsys.readouterr().out
     assert "would rank 1 of 4 (95 % rank interval 1–1); not significantly different from " \
@@ -545,7 +572,8 @@ def mwz_board(shared_dir: Path, tmp_path_factory) -> SimpleNamespace:
     second = read_outputs(out)
     again = {"metadata": {"name": "AuGPT (again)", "authors": "D. Author",
                           "paper": "https://example.org/augpt", "model_size": "117M"},
-             "predictions": orjson.loads((predictions / "augpt.json").read_bytes())}
+             "predictions": one_request_more(orjson.loads((predictions / "augpt.json")
+                                                           .read_bytes()))}
     (broken / "augpt-again.json").write_bytes(orjson.dumps(again))
     code3, calls3 = run_counting(config, "--output-dir", out)
     return SimpleNamespace(
@@ -656,7 +684,8 @@ def test_mwz_board_check_uses_the_cache(mwz_board, capsys):
     candidate = mwz_board.root / "candidate.json"
     candidate.write_bytes(orjson.dumps({
         "metadata": {"name": "Candidate"},
-        "predictions": orjson.loads((mwz_board.predictions / "labes.json").read_bytes())}))
+        "predictions": one_request_more(orjson.loads((mwz_board.predictions / "labes.json")
+                                                     .read_bytes()))}))
     code, calls = run_counting(mwz_board.config, "--output-dir", mwz_board.out,
                                "--check", candidate)
     assert code == 0 and calls == ["candidate.json"]
@@ -691,8 +720,8 @@ def test_cache_key_changes_with_gold_profile_and_options(small):
 
 def test_check_of_a_listed_file_uses_its_metadata_file(small, capsys):
     (small.subs / "team").mkdir()
-    (small.subs / "team" / "predictions.json").write_bytes(  # worse.json's, indented: the
-        orjson.dumps(small.files["worse.json"], option=orjson.OPT_INDENT_2))  # same scores
+    (small.subs / "team" / "predictions.json").write_bytes(  # worse.json's states: the
+        orjson.dumps(own_responses(small.files["worse.json"])))  # same scores
     (small.subs / "team" / "submission.toml").write_text(
         'name = "Team"\npaper = "https://example.org/team"\npredictions = "predictions.json"\n')
     small.config.write_text(small.config.read_text().replace(
@@ -899,7 +928,7 @@ def test_cache_is_not_stale_after_the_harness_code_changes(jmwz, monkeypatch):
     lambda data: data[: len(data) // 2],                                 # truncated
     lambda data: b"\x00\xff garbage",                                     # not JSON
     lambda data: b"{}",                                                   # no fields
-    lambda data: data.replace(b'"format":2', b'"format":1'),              # another format
+    lambda data: data.replace(b'"format":3', b'"format":2'),              # another format
     lambda data: data.replace(b'"coverage":', b'"coverage":"x","c":'),    # wrong type
     lambda data: orjson.dumps({**orjson.loads(data), "statistics": [      # short resamples
         [m[0], m[1], m[2], "AAAA"] for m in orjson.loads(data)["statistics"]]}),
@@ -925,8 +954,8 @@ def test_cache_entries_are_plain_data(jmwz):
     for file in (jmwz.out / ".cache").glob("*.json"):
         entry = orjson.loads(file.read_bytes())
         assert set(entry) == {"format", "key", "signature", "scores", "coverage", "warnings",
-                              "notes", "statistics_notes", "metadata", "has_states", "tables",
-                              "statistics", "inputs"}
+                              "notes", "statistics_notes", "metadata", "has_states",
+                              "predictions_digest", "tables", "statistics", "inputs"}
         assert entry["key"] == file.stem and b"$metric" not in file.read_bytes()
         # the inputs: the two gold files read, by content, and the searched folders
         files = {Path(p).name: d for kind, p, d in entry["inputs"] if kind == "file"}
@@ -941,6 +970,7 @@ def test_cache_entries_are_plain_data(jmwz):
 
 # ---- hostile submissions (issue 9) ----------------------------------------------------------
 def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
+    assert build(small)[0] == 0  # sample.json is on the board
     sample = orjson.dumps(small.files["sample.json"])
     with zipfile.ZipFile(small.subs / "zipped.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("predictions.json", sample)
@@ -952,10 +982,13 @@ def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
         "seed = 7", "seed = 7\nmax_submission_mb = 1"))
     code, data, _, _ = build(small)
     assert code == 3
+    # the zip holds sample.json's bytes: read as the same predictions, it is a copy
     assert {i["file"]: i["reason"] for i in data["invalid"]} == {
-        "bomb.zip": "over the 1 MB submission limit (max_submission_mb) once decompressed"}
-    rows = {row["submission"]: row for row in data["rows"]}
-    assert rows["zipped.zip"]["scores"] == rows["sample.json"]["scores"]
+        "bomb.zip": "over the 1 MB submission limit (max_submission_mb) once decompressed",
+        "zipped.zip": "the same predictions as sample.json (already on the board) once read "
+                      "(other bytes, the same state, requested slots, intents, domains and "
+                      "response for every gold turn): one set of predictions is one "
+                      "submission"}
     # streaming: a 200 MB member is measured in 1 MB blocks and abandoned past the limit
     bomb = tmp_path / "big-bomb.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -973,15 +1006,17 @@ def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
 def test_names_differing_only_by_case_keep_the_existing_submission(small, capsys):
     code, data, _, _ = build(small)
     assert code == 0
-    twin = {"metadata": {"name": "ORACLE"}, "predictions": small.files["sample.json"]}
+    # predictions of its own (a copy of another's is refused as a copy first)
+    twin = {"metadata": {"name": "ORACLE"},
+            "predictions": without_state(small.files["sample.json"], 1)}
     (small.subs / "twin.json").write_bytes(orjson.dumps(twin))
     code, data, markdown, _ = build(small)
     assert code == 3
     assert [row["submission"] for row in data["rows"]] == ["oracle.json", "sample.json",
                                                           "worse.json"]
     assert data["invalid"] == [{"file": "twin.json", "reason": (
-        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case "
-        "and compatibility forms); choose another name")}]
+        "name 'ORACLE' is already used by oracle.json (names must be unique, ignoring case, "
+        "compatibility forms and look-alike letters of other scripts); choose another name")}]
     capsys.readouterr()
     code = run_leaderboard([str(small.config), "--output-dir", str(small.out), "--check",
                             str(small.subs / "twin.json")])

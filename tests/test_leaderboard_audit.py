@@ -14,6 +14,7 @@ from test_leaderboard import (  # noqa: F401 - fixtures
     JGA,
     jga_by_submission,
     jmwz,
+    own_responses,
     rewrite_in_place,
     run_board,
     run_counting,
@@ -238,8 +239,8 @@ def test_check_output_escapes_every_submitter_controlled_line(small, capsys):  #
     link = "[click here](https://evil.example/login)"
     candidate = small.root / "candidate.json"
     candidate.write_bytes(orjson.dumps({"metadata": {"name": "cand", "x_[a](b)": 1},
-                                        "predictions": {**small.files["sample.json"],
-                                                        link: [{"state": {}}]}}))
+                                        "predictions": {**own_responses(small.files[
+                                            "sample.json"]), link: [{"state": {}}]}}))
     code, _ = run_counting(small.config, "--output-dir", small.out, "--check", candidate)
     out = capsys.readouterr().out
     assert code == 0

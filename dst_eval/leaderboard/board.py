@@ -353,7 +353,8 @@ def _unique(rows: list[Row], invalid: list[Invalid], existing: set[str],
 def _name_clash(row: Row, group: list[Row], holder: Row | None) -> str:
     if holder is not None:
         return (f"name {row.metadata['name']!r} is already used by {holder.id} (names must "
-                "be unique, ignoring case and compatibility forms); choose another name")
+                "be unique, ignoring case, compatibility forms and look-alike letters of "
+                "other scripts); choose another name")
     return (f"name {row.metadata['name']!r} is used by "
             f"{', '.join(r.id for r in group if r is not row)} too; names must be unique")
 
@@ -371,8 +372,8 @@ def _same_predictions_read(row: Row, group: list[Row], holder: Row | None) -> st
     others = ", ".join(r.id for r in ([holder] if holder else group) if r is not row)
     on_board = " (already on the board)" if holder else ""
     return (f"the same predictions as {others}{on_board} once read (other bytes, the same "
-            "state, requested slots, intents and response for every gold turn): one set of "
-            "predictions is one submission")
+            "state, requested slots, intents, domains and response for every gold turn): one "
+            "set of predictions is one submission")
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

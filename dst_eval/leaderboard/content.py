@@ -4,8 +4,9 @@ A byte-for-byte copy of a submission is caught by its file digest; a copy re-ind
 with its keys or dialogues reordered, converted to another accepted format or padded with
 dialogues the gold lacks is not. :func:`predictions_digest` identifies what is scored
 instead: for each gold dialogue, in the gold's order, the predicted turns as read -- each
-turn's state, requested slots, active intents, response and the replayed fields of a
-system's own output (TripPy's) -- with every mapping and set sorted. Two submissions with
+turn's state (and the later values of a slot given twice), requested slots, active
+intents and domains, response and the replayed fields of a system's own output
+(TripPy's) -- with every mapping and set sorted. Two submissions with
 one digest give every turn the same prediction: one of them is a copy.
 
 SGD-style frames are not in the digest beyond what their turn's state, requested slots and
@@ -40,10 +41,12 @@ def _sorted_items(mapping: Mapping | None) -> list | None:
 
 
 def _turn(turn: PredTurn) -> list[Any]:
-    requested = turn.requested_slots
+    requested, domains = turn.requested_slots, turn.active_domains
     return [_sorted_items(turn.state),
+            _sorted_items(turn.duplicates),
             None if requested is None else sorted(requested),
             _sorted_items(turn.active_intents),
+            None if domains is None else sorted(domains),
             turn.response,
             turn.extras]
 

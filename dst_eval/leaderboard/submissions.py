@@ -279,10 +279,26 @@ _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63]")
 minus sign, ...)."""
 
 
+_LOOK_ALIKES = str.maketrans(
+    # Cyrillic: а в е і ј к м н о р с т у х ѕ ԁ һ ӏ ԛ ԝ (lower case: names are case-folded)
+    "\u0430\u0432\u0435\u0456\u0458\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443"
+    "\u0445\u0455\u0501\u04bb\u04cf\u051b\u051d"
+    # Greek: α β ε ζ η ι κ μ ν ο ρ τ υ χ
+    "\u03b1\u03b2\u03b5\u03b6\u03b7\u03b9\u03ba\u03bc\u03bd\u03bf\u03c1\u03c4\u03c5"
+    "\u03c7",
+    "abeijkmhopctyxsdhlqw"
+    "abezhikmnoptyx")
+"""Cyrillic and Greek letters whose capital or small form looks like a Latin letter, read
+as that letter: ``АВС`` (Cyrillic) and ``ABC`` are one name. (Words that mix the scripts
+are refused outright: :func:`mixed_script_word`.)"""
+
+
 def name_key(name: str) -> str:
     """What two submission names must not share: the name after NFKC (full-width and other
-    compatibility forms), with every hyphen and dash read as ``-``, case-folded."""
-    return _DASHES.sub("-", unicodedata.normalize("NFKC", name)).casefold()
+    compatibility forms), with every hyphen and dash read as ``-``, case-folded, and
+    Cyrillic and Greek look-alikes of Latin letters read as those (:data:`_LOOK_ALIKES`)."""
+    folded = _DASHES.sub("-", unicodedata.normalize("NFKC", name)).casefold()
+    return folded.translate(_LOOK_ALIKES)
 
 
 def clean_metadata(raw: Mapping[str, Any], *, default_name: str,

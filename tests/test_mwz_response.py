@@ -322,6 +322,23 @@ def test_bad_responses_are_reported_not_fatal(gold, gold_responses) -> None:
     assert 0 < result["bleu"] < 100
 
 
+def test_every_non_string_response_is_counted(gold, gold_responses) -> None:
+    """More non-string responses than the reader lists by place (100) are each counted: the
+    reader keeps them as written, and the engine tests their type (it looked them up among
+    the reader's listed places, and counted the others as text)."""
+    keys = list(gold.dialogue_ids)[:60]
+    data: dict[str, Any] = {k: copy.deepcopy(gold_responses[k]) for k in keys}
+    n_bad = 0
+    for turns in data.values():
+        for turn in turns[:3]:
+            turn["response"] = 42
+            n_bad += 1
+    assert n_bad > 100
+    result = score_responses(gold, data, compat=False, missing="skip")
+    assert result["problems"]["response_not_string"]["count"] == n_bad
+    assert "response_empty" not in result["problems"]
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -37,6 +37,7 @@ from dst_eval.metrics.risawoz_success import (
 )
 from msgspec.structs import replace
 
+from dst_eval import evaluate
 from dst_eval.alignment import align
 from dst_eval.corpora import load_gold
 from dst_eval.corpora.risawoz.database import RisawozDatabase, find_database, load_database
@@ -720,6 +721,39 @@ def test_bad_responses_are_reported_and_scored_empty(corpus, sgd_gold, gold_samp
     assert "not a string" in notes and "(first: dialogue" in notes and "(int)" in notes
     main = {"jmultiwoz": "bleu_sentence_mean"}.get(corpus, "bleu")
     assert 0 < result.scores[main] < 100
+
+
+def test_a_file_s_non_string_responses_are_counted_as_such(gold_samples, tmp_path):
+    """Read from a file, a response that is not a string is a warning of the reader and
+    counted as ``non_string_response`` (it was turned into "" by the reader and counted,
+    and noted, as an empty response)."""
+    sample = gold_samples / "crosswoz"
+    data = json.loads((sample / "predictions.json").read_text(encoding="utf-8"))
+    first = next(iter(data.values()))
+    first[0]["response"], first[1]["response"] = 5, ["a", "list"]
+    path = tmp_path / "bad_responses.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    result = evaluate(path, gold=sample)
+    counts = result.counts["responses"]
+    assert counts["non_string_response"] == 2 and "empty_response" not in counts
+    assert "bad_response" in [i.kind for i in result.issues]
+    notes = " ".join(result.notes)
+    assert "not a string" in notes and "(int)" in notes and "empty or whitespace" not in notes
+
+
+def test_jmultiwoz_official_scores_a_non_string_response_as_empty(gold_samples, tmp_path):
+    """Under ``--profile official`` a JMultiWOZ response that is not a string is scored as
+    "" (the reader keeps it as written, with a warning), as an empty one is."""
+    sample = gold_samples / "jmultiwoz"
+    data = json.loads((sample / "predictions.json").read_text(encoding="utf-8"))
+    runs = {}
+    for name, value in (("number", 5), ("empty", "")):
+        next(iter(data.values()))[0]["response"] = value
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        runs[name] = evaluate(path, gold=sample, split="test", profile="official")
+    assert runs["number"].scores == runs["empty"].scores
+    assert 0 < runs["number"].scores["bleu_sentence_mean"] < 100
 
 
 def test_no_responses_at_all_is_not_applicable(crosswoz_gold):

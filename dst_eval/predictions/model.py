@@ -54,6 +54,8 @@ class PredTurn(Struct, frozen=True, gc=False):
     requested_slots: frozenset[str] | None = None
     active_intents: Mapping[str, str] | None = None
     response: str | None = None
+    """The response as written: a value that is not a string (reported by the reader,
+    ``bad_response``) is kept, and the response scorers score it as ``""``."""
     active_domains: tuple[str, ...] | None = None
     frames: tuple[PredFrame, ...] | None = None
     raw_state: Mapping | None = None

@@ -276,10 +276,10 @@ class TurnReader:
             state, duplicates = self.state(raw_state, dialogue, turn)
         response = get("response")
         if response is not None and type(response) is not str:
-            # a bad response is reported and scored as an empty one; never a crash
+            # reported and kept as written: the response scorers score it as an empty one
+            # and count it as not a string; never a crash
             self.issue("bad_response", f"response must be a string, found {describe(response)}; "
                        "scored as an empty response", dialogue, turn)
-            response = ""
         domains = get("active_domains")
         if domains is not None:
             domains = tuple(self.strings(domains, "active_domains", dialogue, turn))

@@ -125,7 +125,9 @@ def score(alignment: Alignment, options: EvalOptions, result: Result | None = No
     notes = []
     with_responses = any(p is not None and p.response is not None for _, p in pairs)
     if with_responses and (not options.metrics or "bleu_sentence_mean" in options.metrics):
-        hyps = [p.response if p is not None and p.response is not None else "" for _, p in pairs]
+        # a response that is not a string (the reader's bad_response) is scored as ""
+        hyps = [p.response if p is not None and type(p.response) is str else ""
+                for _, p in pairs]
         refs = [t.system_response or "" for t in turns]
         scores["bleu_sentence_mean"] = mean_sentence_bleu(hyps, [refs], tokenize=BLEU_TOKENIZER)
         signature_fields["bleu"] = f"sentence-mean-{get_tokenizer(BLEU_TOKENIZER).signature()}"

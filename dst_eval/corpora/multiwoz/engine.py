@@ -140,12 +140,12 @@ class _Turn:
     """Given active domains, None when absent."""
 
 
-def _read_response(pred: PredTurn, where: str, problems: _Problems, bad: set) -> str:
+def _read_response(pred: PredTurn, where: str, problems: _Problems) -> str:
     raw = pred.response
     if raw is None:
         problems.add("response_missing", where, "no 'response'; scored as ''")
         return ""
-    if where in bad:
+    if type(raw) is not str:  # the reader's bad_response, kept as written
         problems.add("response_not_string", where, "response is not a string; scored as ''")
         return ""
     if not raw.strip():
@@ -215,7 +215,7 @@ def _spell(domain: str, slot: str, corpus: str | None) -> tuple[str, str]:
     return split_slot_key(canonical_slot_key(domain, slot, corpus))
 
 
-def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: set,
+def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems,
                 corpus: str | None) -> list[_Turn]:
     """The turns read; ``corpus``: see :func:`_read_state`."""
     read: list[_Turn] = []
@@ -238,7 +238,7 @@ def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems, bad: s
                              "flat 'domain-slot' keys, which mwzeval cannot read (it needs "
                              "{domain: {slot: value}}); split on the first '-'")
         active = list(pred.active_domains) if pred.active_domains is not None else None
-        read.append(_Turn(_read_response(pred, where, problems, bad), state, active))
+        read.append(_Turn(_read_response(pred, where, problems), state, active))
     return read
 
 
@@ -284,8 +284,6 @@ def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems, *,
     by_dialogue: dict[str, list[PredTurn | None]] = {}
     for gold_turn, pred in alignment.pairs:
         by_dialogue.setdefault(dialogue_key(gold_turn.dialogue_id), []).append(pred)
-    bad = {_where(dialogue_key(i.dialogue or ""), i.turn)
-           for i in alignment.predictions.issues if i.kind == "bad_response"}
     corpus = None if compat else gold.gold.corpus
     read: dict[str, list[_Turn]] = {}
     every_state = every_active = True
@@ -302,7 +300,7 @@ def _predicted(gold: ResponseGold, alignment: Alignment, problems: _Problems, *,
         preds = [p if p is not None else _GAP for p in by_dialogue.get(key, [])[:n_read]]
         every_state &= all(p.raw_state is not None for p in given)
         every_active &= all(p.active_domains is not None for p in given)
-        read[key] = _read_turns(key, preds, problems, bad, corpus)
+        read[key] = _read_turns(key, preds, problems, corpus)
         any_state |= any(t.state is not None for t in read[key])
     if alignment.n_extra_turns:
         problems.add("extra_turns", "predictions", "turns beyond the gold dialogue length; "

@@ -437,6 +437,17 @@ def _frame_copy(frame: dict, **values: list[str]) -> dict:
      "sample_001", 1),
     (lambda d: d[0]["turns"][2]["frames"][0]["state"]["slot_values"].update(city=None),
      "slot 'city' has null as its value list", "sample_001", 1),
+    # a user turn not written USER was skipped: every later turn was scored against the gold
+    # turn before it (--missing skip: 100.00 for 88.89 on this sample)
+    (lambda d: d[0]["turns"][2].update(speaker="user"),
+     r"position 2 in 'turns'\): speaker 'user' is neither USER nor SYSTEM", "sample_001", 1),
+    (lambda d: d[0]["turns"][2].update(speaker="USER "), "speaker 'USER ' is neither",
+     "sample_001", 1),
+    (lambda d: d[0]["turns"][2].update(speaker="SYSTEM"),
+     r"position 2 in 'turns'\): two SYSTEM turns in a row", "sample_001", 1),
+    (lambda d: d[0]["turns"][0].update(speaker="SYSTEM"), "the first turn is SYSTEM",
+     "sample_001", 0),
+    (lambda d: d[0]["turns"][1].pop("speaker"), "missing key 'speaker'", "sample_001", 1),
 ])
 def test_reader_structural_errors(tmp_path: Path, native: list[dict], mutate, message: str,
                                   dialogue: str | None, turn: int | None) -> None:

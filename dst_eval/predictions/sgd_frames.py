@@ -27,7 +27,10 @@ are the canonical view (``slot_values``, ``state``); the values as written stay 
 does. Structural problems -- not a list/object of dialogues, a dialogue predicted twice
 (in two files, in one list, or a repeated key of ``{dialogue_id: dialogue}``: the official
 scorer silently reads the later one), a dialogue without ``dialogue_id`` or ``turns``, a
-user frame without ``service`` or ``state``, a state without ``slot_values`` -- raise
+speaker other than ``USER`` and ``SYSTEM``, a SYSTEM turn first or after another (a user
+turn written otherwise would be skipped, and every later one scored against the gold turn
+before it; the official scorer stops: "Speakers don't match"), a user frame without
+``service`` or ``state``, a state without ``slot_values`` -- raise
 :class:`PredictionError` naming file, dialogue and turn (the 0-based user-turn index, as
 in the PredictionSet; the message adds the position in ``turns``).
 
@@ -168,12 +171,22 @@ class _Builder:
                                   dialogue=dialogue_id)
         out: list[PredTurn] = []
         states: dict[str, tuple] = {}
+        after_user = False  # a SYSTEM turn follows a USER turn (a user turn written otherwise
+        # would be skipped, and every later turn scored against the gold turn before it)
         for raw_index, turn in enumerate(turns):
             speaker = turn.speaker
             if speaker != "USER":
-                if speaker is None:
-                    self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'")
+                if speaker != "SYSTEM":
+                    self._fail(dialogue_id, len(out), raw_index, "missing key 'speaker'"
+                               if speaker is None else f"speaker {speaker!r} is neither USER "
+                               "nor SYSTEM")
+                if not after_user:
+                    self._fail(dialogue_id, len(out), raw_index, "two SYSTEM turns in a row"
+                               if raw_index else "the first turn is SYSTEM; a user turn "
+                               "comes first")
+                after_user = False
                 continue
+            after_user = True
             index = len(out)
             written: list[dict] | None = None  # per frame: odd values as the file wrote them
             try:

@@ -754,6 +754,32 @@ def test_mwz22_user_turn_without_frames_is_a_gold_error(tmp_path: Path,
     assert (info.value.dialogue, info.value.turn) == (dialogues[0]["dialogue_id"], 2)
 
 
+@pytest.mark.parametrize(("where", "slot"), [
+    ("slot_values", "hotel-pricerange "), ("slot_values", "hotel-pr\u0456cerange"),
+    ("requested_slots", "hotel-phone\u200b")])
+def test_mwz22_slot_missing_from_the_schema_is_a_gold_error(tmp_path: Path, gold_samples: Path,
+                                                            where: str, slot: str) -> None:
+    """A gold slot its service's schema does not declare, spelled exactly, is exit 4, as in
+    SGD: an edited name (trailing space, Cyrillic і, zero-width space) was scored silently,
+    every turn holding it wrong."""
+    folder = tmp_path / "mwz22"
+    shutil.copytree(gold_samples / "multiwoz22", folder)
+    dialogues = json.loads((folder / "dialogues_001.json").read_text("utf-8"))
+    assert dialogues[1]["dialogue_id"] == "DEMO0002.json"
+    [hotel] = [f for f in dialogues[1]["turns"][2]["frames"] if f["service"] == "hotel"]
+    state = hotel["state"]
+    if where == "slot_values":
+        state["slot_values"][slot] = state["slot_values"].pop("hotel-pricerange", ["cheap"])
+    else:
+        state["requested_slots"] = [slot]
+    _write(folder / "dialogues_001.json", dialogues)
+    with pytest.raises(GoldDataError, match="is not in the schema of service 'hotel'") as info:
+        multiwoz22.load(folder)
+    assert (info.value.dialogue, info.value.turn) == ("DEMO0002.json", 2)
+    assert repr(slot) in str(info.value)
+    assert len(multiwoz22.load(gold_samples / "multiwoz22").dialogues) == 4  # as released
+
+
 @pytest.mark.parametrize("profile", ["strict", "sgd-official"])
 def test_mwz22_service_missing_from_the_schema_is_a_gold_error(tmp_path: Path, gold_samples: Path,
                                                                capsys, profile: str) -> None:

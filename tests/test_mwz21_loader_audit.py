@@ -37,6 +37,32 @@ def test_book_booked_is_never_a_slot(tmp_path: Path, gold_samples: Path, booked:
                for slot, _value in items)
 
 
+@pytest.mark.parametrize(("domain", "part", "slot"), [
+    ("hotel", "semi", "pr\u0456cerange"), ("hotel", "book", "a"), ("hospital", "semi", "a"),
+    ("hotel", "semi", "price range")])
+def test_a_slot_multiwoz_does_not_have_is_a_gold_error(tmp_path: Path, gold_samples: Path,
+                                                       domain: str, part: str, slot: str) -> None:
+    """A gold slot set to a value that is none of MultiWOZ's (a Cyrillic і, an invented
+    name) was scored silently: JGA 0.00 for 33.33 on the sample, no word."""
+    data = _sample(gold_samples)
+    metadata = data["SMPL001.json"]["log"][1]["metadata"]
+    metadata.setdefault(domain, {}).setdefault(part, {})[slot] = "cheap"
+    file = _write(tmp_path / "data.json", data)
+    key = f"{domain}-{'book' if part == 'book' else ''}{slot.replace(' ', '')}"
+    if key == "hotel-pricerange":  # spellings of a slot it has are that slot
+        metadata[domain][part].pop("pricerange")
+        assert dict(loader21.load(_write(tmp_path / "d.json", data)).get(
+            "SMPL001.json").turns[0].state)["hotel-pricerange"] == ("cheap",)
+        return
+    with pytest.raises(GoldDataError, match=f"is a slot \\({key!r}\\) that MultiWOZ does "
+                       "not have") as info:
+        loader21.load(file)
+    assert (info.value.file, info.value.dialogue, info.value.turn) == (
+        str(file), "SMPL001.json", 1)
+    metadata[domain][part][slot] = "not mentioned"  # an empty value sets no slot
+    assert loader21.load(_write(tmp_path / "empty.json", data)).get("SMPL001.json")
+
+
 @pytest.mark.parametrize("part", ["semi", "book"])
 def test_null_semi_or_book_is_a_gold_error(tmp_path: Path, gold_samples: Path,
                                            part: str) -> None:

@@ -87,7 +87,7 @@ from dst_eval.corpora.multiwoz.splits21 import (
 )
 from dst_eval.errors import DstEvalError, GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn
-from dst_eval.jsonio import parse_json_bytes
+from dst_eval.jsonio import decode_typed, parse_json_bytes
 
 CORPUS = "multiwoz21"
 EMPTY_VALUES = frozenset({"", "not mentioned", "none"})
@@ -163,11 +163,11 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
         ids = list(data)
     else:
         split, ids = resolve(data, list_files, split, named, file)
-    memo = _Memo()
+    config = corpus_config(CORPUS)
+    memo = _Memo(frozenset((*config.slots, *config.unified_slots)))
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
         raise GoldDataError("no dialogues", file=file)
-    config = corpus_config(CORPUS)
     return GoldSet(
         corpus=CORPUS,
         split=split,
@@ -302,9 +302,12 @@ class _Memo:
     sorted keys -> its services) and ``first_turn`` (the last dialogue's first metadata and
     its reads)."""
 
-    __slots__ = ("domains", "first_turn", "services", "slot_values")
+    __slots__ = ("domains", "first_turn", "known", "services", "slot_values")
 
-    def __init__(self) -> None:
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        """The slots of the corpus's config (``slots``, ``unified_slots``): a gold slot
+        set to a value is one of them."""
         self.domains: dict[str, dict[bytes, _DomainRead]] = {}
         self.slot_values: dict[tuple[str, str, str, str], tuple[tuple, tuple | None]] = {}
         self.services: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -314,9 +317,9 @@ class _Memo:
 def _decode(data: bytes, file: str) -> dict[str, _Dialogue]:
     """Typed decoding of only what the loader needs; on a shape error the generic parse
     names the dialogue and turn (:func:`_shape_error`)."""
-    try:
-        decoded = _DECODER.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+    try:  # invalid JSON or UTF-8 (in a dialogue id, say): one line naming the file
+        decoded = decode_typed(data, _DECODER, file=file)
+    except msgspec.ValidationError as exc:
         raw = parse_json_bytes(data, file=file)  # invalid JSON: its own one-line error
         _shape_error(raw, file)
         raise GoldDataError(f"unexpected data.json structure ({exc})", file=file) from None
@@ -348,14 +351,17 @@ def _shape_error(raw: Any, file: str) -> None:
                                     "log does not alternate user/system", **where, turn=index)
 
 
-def _read_domain(domain: str, raw: bytes, where: dict, slot_values: dict) -> _DomainRead:
+def _read_domain(domain: str, raw: bytes, where: dict, memo: _Memo) -> _DomainRead:
     """Canonical items, belief items and the booked flag of one domain's metadata.
 
     ``belief`` keeps every slot as annotated -- ``semi`` slots then ``book`` slots
     (named ``book`` + slot), values as written -- except the values ``""``, ``none`` and
     ``not mentioned`` (exact spellings): the input of mwzeval's gold states
-    (:func:`dst_eval.corpora.multiwoz.goals.mwzeval_state`). ``slot_values``: see :class:`_Memo`.
+    (:func:`dst_eval.corpora.multiwoz.goals.mwzeval_state`). A slot set to a value that is
+    none of the corpus's slots (``memo.known``: an edited or converted file, a homoglyph)
+    raises :class:`GoldDataError`: it would make every turn wrong without a word.
     """
+    slot_values = memo.slot_values
     try:
         parts = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -387,9 +393,13 @@ def _read_domain(domain: str, raw: bytes, where: dict, slot_values: dict) -> _Do
             entry = slot_values.get((domain, part, slot, value))
             if entry is None:
                 canonical = canonical_value(value)
+                key = canonical_key(domain, slot, book=book)
+                if canonical and key not in memo.known:
+                    raise GoldDataError(
+                        f"{domain}.{part}.{slot} = {value!r} is a slot ({key!r}) that MultiWOZ "
+                        f"does not have (configs/{CORPUS}.toml); is the file edited?", **where)
                 entry = slot_values[domain, part, slot, value] = (
-                    (f"book{slot}" if book else slot, value), canonical and (
-                        canonical_key(domain, slot, book=book), (canonical,)))
+                    (f"book{slot}" if book else slot, value), canonical and (key, (canonical,)))
             belief.append(entry[0])
             if entry[1]:
                 items.append(entry[1])
@@ -442,7 +452,7 @@ def _build_dialogue(dialogue_id: str, raw: _Dialogue, file: str, memo: _Memo) ->
                     read = by_bytes.get(content)
                     if read is None:
                         read = by_bytes[content] = _read_domain(
-                            domain, content, {**where, "turn": user_index + 1}, memo.slot_values)
+                            domain, content, {**where, "turn": user_index + 1}, memo)
                     reads[domain] = read
                 items, domain_belief, is_booked = read
                 if items:

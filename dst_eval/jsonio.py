@@ -228,6 +228,9 @@ def count_keys(obj: Any) -> int:
         return -1  # not re-serialisable: let the exact check decide
 
 
+_ESCAPED_QUOTE_OR_COLON = (b"\\u0022", b"\\u003a", b"\\u003A")
+
+
 def may_have_duplicate_keys(data: bytes, parsed_keys: int) -> bool:
     """A cheap check: False only when ``data`` certainly has no object key twice.
 
@@ -235,10 +238,11 @@ def may_have_duplicate_keys(data: bytes, parsed_keys: int) -> bool:
     ``":`` occurrences in the raw text are the keys written plus those inside strings;
     ``parsed_keys`` (:func:`count_keys`) counts the same for what the parser kept. A key
     given twice makes the raw count larger (keys spelled with ``\\uXXXX`` escapes end alike).
-    Raw text that could count less (``"key" : value``, a quote escaped as ``\\u0022``)
-    is counted by a regular expression, or sent to the exact check.
+    Raw text that could count less (``"key" : value``, a quote or colon escaped as
+    ``\\u0022``, ``\\u003a``: a string holding ``":`` only once decoded would hide a
+    repeated key) is counted by a regular expression, or sent to the exact check.
     """
-    if parsed_keys < 0 or b"\\u0022" in data:
+    if parsed_keys < 0 or any(escape in data for escape in _ESCAPED_QUOTE_OR_COLON):
         return True
     raw = data.count(b'":')
     if _SPACED_KEY.search(data):  # keys written as "key" : value

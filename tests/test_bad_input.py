@@ -316,6 +316,24 @@ def test_slot_or_turn_key_twice_in_mwzeval_json(tmp_path, capsys, sample):
     assert "'state' is given 2 times in the turn" in issue.message
 
 
+def test_a_repeated_key_is_not_hidden_by_an_escaped_colon(tmp_path, sample):
+    """A string whose JSON text writes ``":`` as ``\\"\\u003a`` holds one ``":`` more once
+    decoded than its raw text: it made up for a repeated key in the cheap count, and the
+    first value was dropped without a ``duplicate_key`` (exit 0 under ``--strict``)."""
+    _gold, preds = sample
+    dialogue = next(iter(preds))
+    text = json.dumps(preds)
+    first_turn = json.dumps(preds[dialogue][0])
+    twice = first_turn.replace('"state": {"restaurant": {',
+                               '"state": {"restaurant": {"area": "north", ', 1)
+    hidden = text.replace(first_turn, twice).replace(
+        '"response": "', '"response": "\\"\\u003a ', 1)
+    assert hidden.count('"response": "\\"\\u003a ') == 1
+    read = read_predictions(write(tmp_path, "hidden.json", hidden), corpus="multiwoz22")
+    [issue] = [i for i in read.issues if i.kind == "duplicate_key"]
+    assert (issue.dialogue, issue.turn) == (dialogue, 0)
+
+
 def test_duplicate_keys_in_jsonl(tmp_path, capsys, sample):
     gold, preds = sample
     dialogue = next(iter(preds))

@@ -28,13 +28,32 @@ def _text(rng: random.Random) -> str:
 
 
 def _per_chunk(data: bytes) -> tuple[int, int]:
-    """The count as first written: per object, quotes up to its first ``}``."""
+    """The count as first written: per object, quotes up to its first ``}``; -1 when an
+    escaped backslash is among them (the count could not tell a closing quote)."""
     chunks = data.split(b'"slot_values"')
     quotes = 0
     for chunk in chunks[1:]:
         end = chunk.find(b"}")
+        if b"\\\\" in chunk[:end]:
+            return len(chunks) - 1, -1
         quotes += chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
     return len(chunks) - 1, quotes
+
+
+def test_values_ending_in_a_backslash_do_not_hide_a_repeated_slot(tmp_path: Path) -> None:
+    """Four values ending in ``\\\\`` looked like four escaped quotes to the cheap count,
+    which made up for a repeated slot and its value: the first value was dropped without a
+    ``duplicate_key``."""
+    frames = [{"service": "s", "state": {"slot_values": {f"x{i}": ["end\\"]}}}
+              for i in range(4)]
+    turns = [{"speaker": "USER", "utterance": "u", "frames": [frame]} for frame in frames]
+    text = json.dumps([{"dialogue_id": "d1", "turns": turns}]).replace(
+        '{"x0": ["end\\\\"]}', '{"x0": ["end\\\\"], "y": ["1"], "y": ["2"]}', 1)
+    assert text.count('"y"') == 2
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    [issue] = [i for i in read_sgd_frame_predictions(path).issues if i.kind == "duplicate_key"]
+    assert (issue.dialogue, issue.turn) == ("d1", 0)
 
 
 def test_slot_value_quotes_match_the_per_object_count() -> None:

@@ -261,17 +261,20 @@ def evaluate(predictions: Predictions, *, gold: str | Path | GoldSet,
         result.add(notes=["DST: n/a (the predictions carry no states)"])
     if options.zero_shot_domain:
         result.add(signature_fields={"zero-shot": options.zero_shot_domain}, notes=notes)
+    from dst_eval.options import RESPONSE_METRIC_NAMES
     from dst_eval.responses import ResponseResources, has_responses, score_responses
 
+    # --metrics naming no response metric: the responses are not scored (nor tokenised:
+    # a long Chinese response took seconds for a JGA)
+    asked = not options.metrics or not RESPONSE_METRIC_NAMES.isdisjoint(options.metrics)
     if options.zero_shot_domain and has_responses(alignment):
         result.add(notes=["responses: not scored under --zero-shot-domain (a DST protocol)"])
-    elif has_responses(alignment):
+    elif asked and has_responses(alignment):
         resources = ResponseResources(db=options.db, goals=options.goals,
                                       references=options.references,
                                       gold_states=options.gold_states,
                                       gold_path=Path(gold_set.source))
         score_responses(alignment, options, result, resources=resources)
-    from dst_eval.options import RESPONSE_METRIC_NAMES
 
     def unscored(name: str) -> str | None:
         """Why a requested metric has no value: its kind was not scored (asked only for a

@@ -533,6 +533,33 @@ def test_jmultiwoz_inference_output_read_as_the_official_script(gold_samples: Pa
         assert jga < 1.0
 
 
+def test_jmultiwoz_inference_non_string_or_long_utterance(gold_samples: Path,
+                                                         tmp_path: Path) -> None:
+    """A system ``utterance`` that is not a string is kept as written and reported
+    (``bad_response``; it was read as no response without a word), scored as ""; one over
+    10,000 characters is refused (exit 3)."""
+    from dst_eval import evaluate
+    from dst_eval.errors import PredictionError
+
+    folder = gold_samples / "jmultiwoz"
+    gold_set = load_gold(folder, split="test")
+    release = json.loads((folder / "dialogues.json").read_text("utf-8"))
+    hyp = {d.dialogue_id: release[d.dialogue_id] for d in gold_set}
+    first = next(iter(hyp.values()))
+    system = next(t for t in first["turns"] if t["speaker"] == "SYSTEM")
+    system["utterance"] = 7
+    path = tmp_path / "e2e.inference.json"
+    path.write_text(json.dumps(hyp, ensure_ascii=False), "utf-8")
+    result = evaluate(path, gold=gold_set)
+    assert [i.kind for i in result.issues].count("bad_response") == 1
+    assert result.counts["responses"]["non_string_response"] == 1
+    system["utterance"] = "あ" * 10_001
+    path.write_text(json.dumps(hyp, ensure_ascii=False), "utf-8")
+    with pytest.raises(PredictionError, match="response of 10,001 characters exceeds the "
+                       "10,000-character limit"):
+        evaluate(path, gold=gold_set)
+
+
 def test_jmultiwoz_turn_id_given_twice_is_refused(gold_samples: Path, tmp_path: Path) -> None:
     from dst_eval.errors import PredictionError
 

@@ -41,7 +41,7 @@ from dst_eval import evaluate
 from dst_eval.alignment import align
 from dst_eval.corpora import load_gold
 from dst_eval.corpora.risawoz.database import RisawozDatabase, find_database, load_database
-from dst_eval.errors import UsageError
+from dst_eval.errors import PredictionError, UsageError
 from dst_eval.gold import GoldSet, GoldTurn
 from dst_eval.options import EvalOptions
 from dst_eval.predictions.model import PredictionSet, PredTurn
@@ -739,6 +739,27 @@ def test_a_file_s_non_string_responses_are_counted_as_such(gold_samples, tmp_pat
     assert "bad_response" in [i.kind for i in result.issues]
     notes = " ".join(result.notes)
     assert "not a string" in notes and "(int)" in notes and "empty or whitespace" not in notes
+
+
+def test_a_response_over_the_limit_is_refused_and_dst_metrics_skip_responses(gold_samples,
+                                                                             tmp_path):
+    """A response over 10,000 characters is exit 3 (jieba took 16 s on 80,000; 4 MB of ASCII
+    1.5 GB); ``--metrics`` without a response metric does not score (tokenise) responses."""
+    sample = gold_samples / "crosswoz"
+    data = json.loads((sample / "predictions.json").read_text(encoding="utf-8"))
+    first = next(iter(data.values()))
+    first[0]["response"] = "是" * 10_000
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    dst_only = evaluate(path, gold=sample, metrics=["joint_goal_accuracy"])
+    both = evaluate(path, gold=sample, metrics=["joint_goal_accuracy", "bleu"])
+    assert dst_only.scores["joint_goal_accuracy"] == both.scores["joint_goal_accuracy"]
+    assert "responses" not in dst_only.counts and "responses" in both.counts
+    assert "bleu" not in dst_only.scores and 0 < both.scores["bleu"] < 100
+    first[0]["response"] = "是" * 10_001
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(PredictionError, match="turn 0: response of 10,001 characters exceeds"):
+        evaluate(path, gold=sample, metrics=["joint_goal_accuracy"])
 
 
 def test_jmultiwoz_official_scores_a_non_string_response_as_empty(gold_samples, tmp_path):

@@ -29,6 +29,7 @@ from dst_eval.predictions.common import (
     MAX_VALUE_CHARS,
     check_gap_budget,
     check_name_length,
+    check_response_length,
     check_same_dialogue,
     show,
 )
@@ -134,6 +135,7 @@ class TurnTable:
         if earlier != place:
             raise self.error(f"turn given twice: {earlier} and {place} both predict it",
                              dialogue, turn)
+        check_response_length(response, self.error, dialogue, turn)
         state = duplicates = None
         if pairs is not None:
             state, duplicates = self.state(pairs, dialogue, turn)

@@ -17,6 +17,9 @@ FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", 
            "convlab", "jmultiwoz-inference")
 MAX_VALUE_CHARS = 10_000
 """Longest accepted predicted value (longer ones make fuzzy matching pathological)."""
+MAX_RESPONSE_CHARS = 10_000
+"""Longest accepted predicted response (BLEU's tokenisation takes longer than linear time
+on long text: jieba on 80,000 characters of Chinese, 16 s)."""
 MAX_TURN_INDEX = 10_000
 """Largest accepted JSONL ``turn_index`` (gaps are filled, so it bounds memory)."""
 GAP_BUDGET = 100
@@ -98,3 +101,11 @@ def check_gap_budget(lengths: list[int], records: int, file: str) -> None:
             f"turn indexes leave {gaps:,} turns without a record for {records:,} records (at "
             f"most {allowed:,}: {GAP_BUDGET} per record); are the turn indexes right?",
             file=file)
+
+
+def check_response_length(response: Any, error: Any, dialogue: str, turn: int) -> None:
+    """Raise ``error(message, dialogue, turn)`` for a response over
+    :data:`MAX_RESPONSE_CHARS` characters."""
+    if type(response) is str and len(response) > MAX_RESPONSE_CHARS:
+        raise error(f"response of {len(response):,} characters exceeds the "
+                    f"{MAX_RESPONSE_CHARS:,}-character limit", dialogue, turn)

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.predictions.adapted import TURN_IDS, TurnTable, require
+from dst_eval.predictions.common import describe
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "jmultiwoz-inference"
@@ -72,9 +73,12 @@ def read_jmultiwoz(obj: Any, file: str, corpus: str | None) -> PredictionSet:
                         require(slots, dict, f"{part} of {domain!r}", table, dialogue, index)
                         pairs.extend((f"{domain}-{prefix}{slot}", value)
                                      for slot, value in slots.items())
+            if response is not None and type(response) is not str:  # kept as written
+                table.reader.issue("bad_response", f"'utterance' must be a string, found "
+                                   f"{describe(response)}; scored as an empty response",
+                                   dialogue, index)
             table.add(dialogue, index, f"turn {position} of 'turns'", pairs=pairs,
-                      raw_state=state,
-                      response=response if type(response) is str else None)
+                      raw_state=state, response=response)
             index += 1
         if ids:
             turn_ids[dialogue] = tuple(ids)

@@ -49,7 +49,6 @@ and turns' requested-slot sets.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Mapping
 from functools import partial
@@ -66,18 +65,15 @@ from dst_eval.gold import SlotSpan, frame_slot_key
 from dst_eval.jsonio import (
     check_path,
     decode_typed,
-    iter_zip_bytes,
     parse_json_bytes,
-    read_bytes,
 )
 from dst_eval.metrics.sgd_frame import WRITTEN_NULL
 from dst_eval.predictions.duplicates import DecodedKeys, may_repeat_keys, report_duplicate_keys
-from dst_eval.predictions.model import Issue, PredFrame, PredictionSet, PredTurn
+from dst_eval.predictions.model import PredFrame, PredictionSet, PredTurn
+from dst_eval.predictions.sgd_files import prediction_documents
 from dst_eval.predictions.value_tally import ValueTally
-from dst_eval.readahead import read_ahead
 
 FORMAT = "sgd"
-SIDE_OUTPUT = "dialogues_and_metrics.json"
 _EMPTY: Mapping = MappingProxyType({})
 
 
@@ -450,41 +446,11 @@ def _located(message: str, document: Any, file: str) -> PredictionError:
                            file=file, dialogue=dialogue)
 
 
-def _prediction_files(path: Path) -> tuple[list[Path], list[Issue]]:
-    if not path.is_dir():
-        return [path], []
-    os.scandir(path).close()  # glob() hides a folder that cannot be listed: raise (OSError)
-    files, issues = [], []
-    for candidate in sorted(path.glob("*.json")):
-        if SIDE_OUTPUT in candidate.name:
-            issues.append(Issue("skipped_file", f"skipped the SGD scorer's side output "
-                                f"{candidate.name}", file=str(candidate)))
-            continue
-        if candidate.name == "schema.json":
-            issues.append(Issue("skipped_file", "skipped schema.json", file=str(candidate)))
-            continue
-        files.append(candidate)
-    if not files:
-        raise PredictionError("no *.json prediction files in the directory", file=str(path))
-    return files, issues
-
-
-def _documents(path: Path) -> tuple[Iterator[tuple[str, bytes]], list[Issue]]:
-    """``(file name, bytes)`` of every prediction document under ``path``, and Issues."""
-    if path.suffix.lower() == ".zip" and path.is_file():
-        members = ((f"{path}:{name}", data)
-                   for name, data in iter_zip_bytes(path, error=PredictionError)
-                   if SIDE_OUTPUT not in name)
-        return members, []
-    files, issues = _prediction_files(path)
-    return ((str(f), read_bytes(f, error=PredictionError)) for f in read_ahead(files)), issues
-
-
 def read_sgd_frame_predictions(path: Path) -> PredictionSet:
     """Read an SGD-style prediction file, ``.zip`` or directory into a :class:`PredictionSet`."""
     path = Path(path)
     check_path(path, error=PredictionError)
-    documents, issues = _documents(path)
+    documents, issues = prediction_documents(path)
     dialogues: dict[str, list[PredTurn]] = {}
     origin: dict[str, str] = {}
     tally = ValueTally()  # one count per kind for the whole set, whatever its files

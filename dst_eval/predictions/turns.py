@@ -32,7 +32,8 @@ drops or rewrites a string -- what a value *means* is the profile's policy):
   a file whose turn objects hold keys but never one of these is a
   :class:`PredictionError` (MTTOD/UBAR raw ``bspn_gen``/``resp_gen`` output, say);
 * an object or any other JSON type, or a value longer than
-  :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters:
+  :data:`~dst_eval.predictions.common.MAX_VALUE_CHARS` characters (a response longer than
+  :data:`~dst_eval.predictions.common.MAX_RESPONSE_CHARS`):
   :class:`PredictionError` (so are slot keys longer than
   :data:`~dst_eval.predictions.common.MAX_NAME_CHARS` characters, and, in objects given in
   memory, slot, domain and dialogue keys that are not strings).
@@ -44,7 +45,13 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import PredictionError
-from dst_eval.predictions.common import MAX_NAME_CHARS, MAX_VALUE_CHARS, describe, show
+from dst_eval.predictions.common import (
+    MAX_NAME_CHARS,
+    MAX_VALUE_CHARS,
+    check_response_length,
+    describe,
+    show,
+)
 from dst_eval.predictions.model import Issue, PredTurn
 from dst_eval.slotkeys import canonical_domain, canonical_slot_key, split_slot_key
 
@@ -280,6 +287,7 @@ class TurnReader:
             # and count it as not a string; never a crash
             self.issue("bad_response", f"response must be a string, found {describe(response)}; "
                        "scored as an empty response", dialogue, turn)
+        check_response_length(response, self.error, dialogue, turn)
         domains = get("active_domains")
         if domains is not None:
             domains = tuple(self.strings(domains, "active_domains", dialogue, turn))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from dst_eval import evaluate
 from dst_eval.cli.app import main
 from dst_eval.errors import DstEvalError, PredictionError
 from dst_eval.predictions.reader import read_predictions
@@ -314,6 +315,30 @@ def test_slot_or_turn_key_twice_in_mwzeval_json(tmp_path, capsys, sample):
     [issue] = read_predictions(path, corpus="multiwoz22").issues
     assert (issue.kind, issue.dialogue, issue.turn) == ("duplicate_key", dialogue, 1)
     assert "'state' is given 2 times in the turn" in issue.message
+
+
+def test_intents_and_requested_slots_the_gold_has_no_place_for_are_reported(gold_samples,
+                                                                              tmp_path):
+    """An intent of a service the gold lacks (a Cyrillic а in ``Cafes_1``), a null intent
+    and a requested slot of no gold service were read without a word; a requested slot
+    that is not ``domain-slot`` was called a state key."""
+    gold = gold_samples / "sgd"
+    preds = json.loads((gold / "predictions.json").read_text(encoding="utf-8"))
+    turns = preds["sample_001"]
+    turns[0]["active_intents"] = {"C\u0430fes_1": "FindCafe"}
+    turns[1]["active_intents"] = {"Cafes_1": None}
+    turns[2]["requested_slots"] = ["Cafes_1-nosuchslot"]
+    read = evaluate(write(tmp_path, "p.json", json.dumps(preds)), gold=gold)
+    found = {(i.kind, i.turn): i.message for i in read.issues if i.dialogue == "sample_001"}
+    assert found[("unknown_domain", 0)] == ("active intent of C\u0430fes_1: the gold data "
+                                            "has no such domain")
+    assert found[("null_intent", 1)] == "active intent of 'Cafes_1': null, read as no intent"
+    assert found[("unknown_slot", 2)] == ("requested slot Cafes_1-nosuchslot is not a slot "
+                                          "of the gold data")
+    turns[2]["requested_slots"] = ["zzqq"]
+    with pytest.raises(PredictionError, match="turn 2: requested slot 'zzqq' is not "
+                       "'domain-slot'$"):
+        evaluate(write(tmp_path, "q.json", json.dumps(preds)), gold=gold)
 
 
 def test_a_repeated_key_is_not_hidden_by_an_escaped_colon(tmp_path, sample):

@@ -145,16 +145,18 @@ class TurnReader:
             self._nested.setdefault(domain, {})[slot] = key
         return key
 
-    def flat_key(self, raw: str, dialogue: str, turn: int) -> str:
+    def flat_key(self, raw: str, dialogue: str, turn: int, what: str = "state key") -> str:
         key = self._flat.get(raw)
         if key is None:
             if not isinstance(raw, str):  # in-memory objects only: JSON keys are strings
-                raise self.error(f"state key {show(raw)}: a slot key must be a string, found "
+                raise self.error(f"{what} {show(raw)}: a slot key must be a string, found "
                                  f"{describe(raw)}", dialogue, turn)
             domain, slot = split_slot_key(raw)
             if not domain.strip() or not slot.strip():
-                raise self.error(f"state key {show(raw)} is not 'domain-slot' (and its value "
-                                 "is not a {slot: value} object)", dialogue, turn)
+                detail = (" (and its value is not a {slot: value} object)"
+                          if what == "state key" else "")
+                raise self.error(f"{what} {show(raw)} is not 'domain-slot'{detail}", dialogue,
+                                 turn)
             self.check_name(raw, "slot key", dialogue, turn)
             key = self._flat[raw] = canonical_slot_key(domain, slot, self.corpus)
         return key
@@ -294,7 +296,7 @@ class TurnReader:
         requested = get("requested_slots")
         if requested is not None:
             requested = frozenset(
-                self._flat.get(raw) or self.flat_key(raw, dialogue, turn)
+                self._flat.get(raw) or self.flat_key(raw, dialogue, turn, "requested slot")
                 for raw in self.strings(requested, "requested_slots", dialogue, turn))
         intents = get("active_intents")
         if intents is None:
@@ -340,6 +342,8 @@ class TurnReader:
                 raise self.error(f"active_intents key {show(domain)}: a domain name must be a "
                                  f"string, found {describe(domain)}", dialogue, turn)
             if intent is None:
+                self.issue("null_intent", f"active intent of {show(domain)}: null, read as no "
+                           "intent", dialogue, turn)
                 continue
             if type(intent) is not str:
                 raise self.error(f"active intent of {show(domain)} must be a string, found "

@@ -459,6 +459,20 @@ def test_reader_structural_errors(tmp_path: Path, native: list[dict], mutate, me
     assert info.value.file == str(path)
 
 
+def test_null_frames_in_the_first_turn_are_reported_at_their_place(tmp_path: Path,
+                                                                    native: list[dict]) -> None:
+    """Detection no longer needs the first turn's ``frames`` to be a list: ``null`` there
+    said "cannot tell the prediction format", naming neither dialogue nor turn."""
+    from dst_eval.predictions.reader import read_predictions
+
+    native[0]["turns"][0]["frames"] = None
+    folder = tmp_path / "preds"
+    _write(folder / "dialogues_001.json", native)
+    with pytest.raises(PredictionError, match="missing key 'frames'") as info:
+        read_predictions(folder)
+    assert (info.value.dialogue, info.value.turn) == ("sample_001", 0)
+
+
 def test_system_frames_are_never_read(tmp_path: Path, sample_dir: Path,
                                       native: list[dict]) -> None:
     """System frames hold no state: junk in them changes neither the gold nor the

@@ -130,8 +130,8 @@ def read_jsonl(content: Any, reader: TurnReader, data: bytes | None = None) -> P
             dialogue = str(dialogue)
         if type(dialogue) is not str or not dialogue.strip() or len(dialogue) > MAX_NAME_CHARS:
             raise PredictionError(f"{place}: 'dialogue_id' must be a non-empty string of at most "
-                                  f"{MAX_NAME_CHARS:,} characters, found {show(dialogue)}",
-                                  file=file)
+                                  f"{MAX_NAME_CHARS:,} characters (or an integer, read as its "
+                                  f"digits), found {show(dialogue)}", file=file)
         if type(index) is not int or not 0 <= index <= MAX_TURN_INDEX:
             raise PredictionError(f"{place}: 'turn_index' must be an integer from 0 to "
                                   f"{MAX_TURN_INDEX:,}, found {show(index)}",

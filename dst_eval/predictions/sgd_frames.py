@@ -79,7 +79,8 @@ _EMPTY: Mapping = MappingProxyType({})
 
 def looks_like_sgd_frames(obj: Any) -> bool:
     """True for a list of SGD dialogues or ``{id: dialogue}``: the first dialogue has a
-    ``turns`` list whose first turn has ``speaker`` and a ``frames`` list."""
+    ``turns`` list whose first turn has ``speaker`` and ``frames`` (a malformed ``frames``,
+    ``null`` say, is the reader's to report at its place)."""
     if isinstance(obj, dict) and obj:
         first = next(iter(obj.values()))
     elif isinstance(obj, list) and obj:
@@ -92,7 +93,7 @@ def looks_like_sgd_frames(obj: Any) -> bool:
     if not turns:
         return "services" in first
     turn = turns[0]
-    return isinstance(turn, dict) and "speaker" in turn and isinstance(turn.get("frames"), list)
+    return isinstance(turn, dict) and "speaker" in turn and "frames" in turn
 
 
 # --------------------------------------------------------------------------- typed records

@@ -324,18 +324,16 @@ def test_copies_of_predictions_and_of_the_gold_are_refused(small):
 
 def test_a_reformatted_copy_is_refused(small):
     """A copy of a submission on the board that differs in its bytes only -- re-indented,
-    its dialogues in another order, states written flat instead of nested, padded with a
-    dialogue the gold lacks -- is the same predictions once read, and refused; a submission
-    that differs in one turn's state is not a copy."""
+    its dialogues and turn keys in another order, padded with a dialogue the gold lacks --
+    is the same predictions once read, and refused; a submission that differs in one
+    turn's state is not a copy."""
     assert build(small)[0] == 0
     sample = small.files["sample.json"]
-    flat = {dialogue_id: [{**turn, "state": {f"{domain}-{slot}": value
-                                             for domain, slots in turn["state"].items()
-                                             for slot, value in slots.items()}}
-                          for turn in turns]
-            for dialogue_id, turns in reversed(sample.items())}
-    flat["padding0001"] = [{"state": {}}]
-    (small.subs / "reformatted.json").write_text(json.dumps(flat, indent=1), encoding="utf-8")
+    reordered = {dialogue_id: [dict(reversed(turn.items())) for turn in turns]
+                 for dialogue_id, turns in reversed(sample.items())}
+    reordered["padding0001"] = [{"state": {}}]
+    (small.subs / "reformatted.json").write_text(json.dumps(reordered, indent=1),
+                                                 encoding="utf-8")
     changed = copy.deepcopy(sample)
     first = next(iter(changed.values()))[0]["state"]
     first[next(iter(first))] = {"area": "north"}
@@ -347,31 +345,75 @@ def test_a_reformatted_copy_is_refused(small):
     [invalid] = data["invalid"]
     assert (invalid["file"], invalid["reason"]) == (
         "reformatted.json", "the same predictions as sample.json (already on the board) once "
-        "read (other bytes, the same state, requested slots, intents, domains and response for "
-        "every gold turn): one set of predictions is one submission")
+        "read (other bytes, the same input to every profile on every gold turn): one set of "
+        "predictions is one submission")
 
 
 def test_predictions_digest_reads_what_is_scored(small):
-    """The digest changes with a value, a requested slot, an intent or a response, and not
-    with key order, indentation or a dialogue the gold lacks."""
+    """The digest changes with a value, a requested slot, an intent, a response or the
+    state as written (mwzeval reads it: flat keys are not nested ones), and not with key
+    order, indentation or a dialogue the gold lacks."""
     from dst_eval.leaderboard.content import predictions_digest
-    from dst_eval.predictions import read_predictions
 
     def digest(content: dict) -> str:
         path = small.root / "digest.json"
         path.write_text(json.dumps(content, indent=2, sort_keys=True), encoding="utf-8")
-        return predictions_digest(read_predictions(path, corpus="multiwoz22"), small.gold)
+        return predictions_digest(evaluate(path, gold=small.gold).turns)
 
     sample = small.files["sample.json"]
     base = digest(sample)
     assert digest({**sample, "unknown9999": [{"state": {}}]}) == base
     assert digest(dict(reversed(sample.items()))) == base
+    flat = {dialogue_id: [{**turn, "state": {f"{domain}-{slot}": value
+                                             for domain, slots in turn["state"].items()
+                                             for slot, value in slots.items()}}
+                          for turn in turns] for dialogue_id, turns in sample.items()}
+    assert digest(flat) != base
     for change in ({"response": "other words"}, {"state": {}},
                    {"requested_slots": ["restaurant-phone"]},
                    {"active_intents": {"restaurant": "find_restaurant"}}):
         other = copy.deepcopy(sample)
         next(iter(other.values()))[0].update(change)
         assert digest(other) != base, change
+
+
+def test_predictions_digest_of_positional_and_sgd_frame_files(gold_samples, tmp_path):
+    """Positional files (LDST: dialogues named by their place in the gold) are digested as
+    bound to the gold: two LDST files scoring 100 and 0 had one digest (of nothing), and
+    were refused as copies of each other. SGD frames count with their values as written
+    (``sgd-official`` reads them) and their spans (slot tagging F1)."""
+    from dst_eval.leaderboard.content import predictions_digest
+
+    gold_dir = gold_samples / "sgd"
+    native = json.loads((gold_dir / "dialogues_001.json").read_text(encoding="utf-8"))
+
+    def ldst(value) -> list[str]:
+        return [f"dialogues_001.json|||{d}|||{t}|||{f}|||{frame['service']}|||{slot}|||"
+                f"{value(values)!r}"
+                for d, dialogue in enumerate(native) for t, turn in enumerate(dialogue["turns"])
+                if turn["speaker"] == "USER" for f, frame in enumerate(turn["frames"])
+                for slot, values in frame["state"]["slot_values"].items()]
+
+    def digest(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return predictions_digest(evaluate(path, gold=gold_dir).turns)
+
+    good, bad = ldst(lambda values: values[:1]), ldst(lambda values: ["x"])
+    assert digest("good.txt", "\n".join(good)) != digest("bad.txt", "\n".join(bad))
+    assert digest("shuffled.txt", "\n".join(reversed(good))) == digest("good.txt",
+                                                                      "\n".join(good))
+    frames = copy.deepcopy(native)
+    base = digest("frames.json", json.dumps(frames))
+    user = frames[0]["turns"][0]["frames"][0]
+    slot = next(iter(user["state"]["slot_values"]))
+    user["state"]["slot_values"][slot] = user["state"]["slot_values"][slot][0]  # bare
+    assert digest("bare.json", json.dumps(frames)) != base
+    frames = copy.deepcopy(native)
+    spans = next(f for t in frames[0]["turns"] if t["speaker"] == "USER"
+                 for f in t["frames"] if f.get("slots"))["slots"]
+    spans[0]["exclusive_end"] += 1
+    assert digest("spans.json", json.dumps(frames)) != base
 
 
 def test_a_board_published_with_two_identical_rows_keeps_one(small):
@@ -986,9 +1028,8 @@ def test_zip_members_are_limited_by_their_decompressed_size(small, tmp_path):
     assert {i["file"]: i["reason"] for i in data["invalid"]} == {
         "bomb.zip": "over the 1 MB submission limit (max_submission_mb) once decompressed",
         "zipped.zip": "the same predictions as sample.json (already on the board) once read "
-                      "(other bytes, the same state, requested slots, intents, domains and "
-                      "response for every gold turn): one set of predictions is one "
-                      "submission"}
+                      "(other bytes, the same input to every profile on every gold turn): "
+                      "one set of predictions is one submission"}
     # streaming: a 200 MB member is measured in 1 MB blocks and abandoned past the limit
     bomb = tmp_path / "big-bomb.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -372,8 +372,8 @@ def _same_predictions_read(row: Row, group: list[Row], holder: Row | None) -> st
     others = ", ".join(r.id for r in ([holder] if holder else group) if r is not row)
     on_board = " (already on the board)" if holder else ""
     return (f"the same predictions as {others}{on_board} once read (other bytes, the same "
-            "state, requested slots, intents, domains and response for every gold turn): one "
-            "set of predictions is one submission")
+            "input to every profile on every gold turn): one set of predictions is one "
+            "submission")
 
 
 def _check_metric_names(rows: list[Row], config: LeaderboardConfig) -> None:

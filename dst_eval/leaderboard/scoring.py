@@ -211,7 +211,7 @@ class Scorer:
             embedded = {k: v for k, v in predictions.metadata.items() if k not in MARKERS}
             return result_entry(result, key, embedded, predictions.has_states,
                                 self.config.bootstrap, self.config.seed,
-                                predictions_digest(predictions, self.gold))
+                                predictions_digest(result.turns))
         except CoverageError as exc:  # the leaderboard's knob, not the command line's
             where = exc.message.split(";")[0]
             raise Refused(f"{where}, fewer than options.min_coverage "

@@ -295,15 +295,20 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
             for key in pred.requested_slots or ():
                 kind = None if key in checker.known else checker.decide(key)[1]
                 if kind is not None:
-                    details.append(Issue(kind, f"requested slot {key} is not a slot of the "
-                                         "gold data", file=source, dialogue=gold_id,
-                                         turn=index, severity=severity))
+                    issue = Issue(kind, f"requested slot {key} is not a slot of the gold "
+                                  "data", file=source, dialogue=gold_id, turn=index,
+                                  severity=severity)
+                    details.append(issue)
+                    labels[id(issue)] = (key if kind == "unknown_slot" else
+                                         split_slot_key(key)[0], key)
             for domain in pred.active_intents or ():
                 if domain not in checker.domains and checker.domain(domain) not in \
                         checker.domains:
-                    details.append(Issue("unknown_domain", f"active intent of {domain}: the "
-                                         "gold data has no such domain", file=source,
-                                         dialogue=gold_id, turn=index, severity=severity))
+                    issue = Issue("unknown_domain", f"active intent of {domain}: the gold "
+                                  "data has no such domain", file=source, dialogue=gold_id,
+                                  turn=index, severity=severity)
+                    details.append(issue)
+                    labels[id(issue)] = (domain, "")  # no slot: its intent
         if checker.active and (respell or pred.requested_slots or pred.active_intents):
             turn, clashes = respelled(pred, checker, respell)
             for spelled, kept, dropped in clashes:  # one slot written twice, two values

@@ -61,8 +61,8 @@ class _Group:
         if self.kind in ("unknown_slot", "unknown_domain"):
             what = "slot" if self.kind == "unknown_slot" else "domain"
             extra = ""
-            if self.kind == "unknown_domain":
-                shown = sorted(self.keys)
+            shown = sorted(key for key in self.keys if key)  # "": an intent of the domain
+            if self.kind == "unknown_domain" and shown:
                 extra = f" (slots {', '.join(shown[:5])}{', ...' if len(shown) > 5 else ''})"
             message = (f"unknown {what} {self.label}{extra} in {_count(n_turns, 'turn')} of "
                        f"{_count(n_dialogues, 'dialogue')}, first at {self.where()}")

@@ -335,6 +335,17 @@ def test_intents_and_requested_slots_the_gold_has_no_place_for_are_reported(gold
     assert found[("null_intent", 1)] == "active intent of 'Cafes_1': null, read as no intent"
     assert found[("unknown_slot", 2)] == ("requested slot Cafes_1-nosuchslot is not a slot "
                                           "of the gold data")
+    for turn in turns:  # repeated: one grouped line each, still naming the slot or domain
+        turn["active_intents"] = {"C\u0430fes_1": "FindCafe"}
+        turn["requested_slots"] = ["Cafes_1-nosuchslot"]
+    read = evaluate(write(tmp_path, "r.json", json.dumps(preds)), gold=gold)
+    found = {i.kind: i.message for i in read.issues if i.dialogue == "sample_001"}
+    n = len(turns)
+    assert n > 1
+    assert found["unknown_domain"] == (f"unknown domain C\u0430fes_1 in {n} turns of 1 "
+                                       "dialogue, first at dialogue sample_001 turn 0")
+    assert found["unknown_slot"] == (f"unknown slot Cafes_1-nosuchslot in {n} turns of 1 "
+                                     "dialogue, first at dialogue sample_001 turn 0")
     turns[2]["requested_slots"] = ["zzqq"]
     with pytest.raises(PredictionError, match="turn 2: requested slot 'zzqq' is not "
                        "'domain-slot'$"):

@@ -36,8 +36,26 @@ def _per_chunk(data: bytes) -> tuple[int, int]:
         end = chunk.find(b"}")
         if b"\\\\" in chunk[:end]:
             return len(chunks) - 1, -1
-        quotes += chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
+        here = chunk.count(b'"', 0, end) - chunk.count(b'\\"', 0, end)
+        if here % 2:  # cut inside a string
+            return len(chunks) - 1, -1
+        quotes += here
     return len(chunks) - 1, quotes
+
+
+def test_braces_in_two_objects_do_not_hide_a_repeated_slot(tmp_path: Path) -> None:
+    """A ``}`` inside a string cuts its object's counted text inside that string (an odd
+    number of quotes); two such cuts (odd + odd) made up for a repeated slot and its value."""
+    turns = [{"speaker": "USER", "utterance": "u", "frames": [
+        {"service": "s", "state": {"slot_values": values}}]}
+        for values in ({"a}": ["x"]}, {"b": ["z}"]})]
+    text = json.dumps([{"dialogue_id": "d1", "turns": turns}]).replace(
+        '{"a}": ["x"]}', '{"y": ["1"], "y": ["2"], "a}": ["x"]}', 1)
+    assert text.count('"y"') == 2
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    [issue] = [i for i in read_sgd_frame_predictions(path).issues if i.kind == "duplicate_key"]
+    assert (issue.dialogue, issue.turn) == ("d1", 0)
 
 
 def test_values_ending_in_a_backslash_do_not_hide_a_repeated_slot(tmp_path: Path) -> None:

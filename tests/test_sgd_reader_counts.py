@@ -43,30 +43,20 @@ def _per_chunk(data: bytes) -> tuple[int, int]:
     return len(chunks) - 1, quotes
 
 
-def test_braces_in_two_objects_do_not_hide_a_repeated_slot(tmp_path: Path) -> None:
-    """A ``}`` inside a string cuts its object's counted text inside that string (an odd
-    number of quotes); two such cuts (odd + odd) made up for a repeated slot and its value."""
+@pytest.mark.parametrize(("states", "first", "repeated"), [
+    # a "}" inside a string cuts its object's counted text inside that string (an odd
+    # number of quotes): two such cuts (odd + odd) made up for a repeated slot and its value
+    ([{"a}": ["x"]}, {"b": ["z}"]}], '{"a}": ["x"]}', '{"y": ["1"], "y": ["2"], "a}": ["x"]}'),
+    # four values ending in "\\" looked like four escaped quotes to the cheap count
+    ([{f"x{i}": ["end\\"]} for i in range(4)], '{"x0": ["end\\\\"]}',
+     '{"x0": ["end\\\\"], "y": ["1"], "y": ["2"]}'),
+])
+def test_a_repeated_slot_is_not_hidden_from_the_cheap_count(tmp_path: Path, states: list,
+                                                            first: str, repeated: str) -> None:
+    """The first value of the repeated slot was dropped without a ``duplicate_key``."""
     turns = [{"speaker": "USER", "utterance": "u", "frames": [
-        {"service": "s", "state": {"slot_values": values}}]}
-        for values in ({"a}": ["x"]}, {"b": ["z}"]})]
-    text = json.dumps([{"dialogue_id": "d1", "turns": turns}]).replace(
-        '{"a}": ["x"]}', '{"y": ["1"], "y": ["2"], "a}": ["x"]}', 1)
-    assert text.count('"y"') == 2
-    path = tmp_path / "p.json"
-    path.write_text(text, encoding="utf-8")
-    [issue] = [i for i in read_sgd_frame_predictions(path).issues if i.kind == "duplicate_key"]
-    assert (issue.dialogue, issue.turn) == ("d1", 0)
-
-
-def test_values_ending_in_a_backslash_do_not_hide_a_repeated_slot(tmp_path: Path) -> None:
-    """Four values ending in ``\\\\`` looked like four escaped quotes to the cheap count,
-    which made up for a repeated slot and its value: the first value was dropped without a
-    ``duplicate_key``."""
-    frames = [{"service": "s", "state": {"slot_values": {f"x{i}": ["end\\"]}}}
-              for i in range(4)]
-    turns = [{"speaker": "USER", "utterance": "u", "frames": [frame]} for frame in frames]
-    text = json.dumps([{"dialogue_id": "d1", "turns": turns}]).replace(
-        '{"x0": ["end\\\\"]}', '{"x0": ["end\\\\"], "y": ["1"], "y": ["2"]}', 1)
+        {"service": "s", "state": {"slot_values": values}}]} for values in states]
+    text = json.dumps([{"dialogue_id": "d1", "turns": turns}]).replace(first, repeated, 1)
     assert text.count('"y"') == 2
     path = tmp_path / "p.json"
     path.write_text(text, encoding="utf-8")

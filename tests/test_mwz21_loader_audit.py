@@ -63,6 +63,16 @@ def test_a_slot_multiwoz_does_not_have_is_a_gold_error(tmp_path: Path, gold_samp
     assert loader21.load(_write(tmp_path / "empty.json", data)).get("SMPL001.json")
 
 
+def test_train_book_ticket_is_a_metadata_slot(tmp_path: Path, gold_samples: Path) -> None:
+    """``train.book.ticket`` is in MultiWOZ's own metadata (empty in the 2.1 test and val
+    sets): a value there is gold, not an edit."""
+    data = _sample(gold_samples)
+    train = data["SMPL001.json"]["log"][1]["metadata"].setdefault("train", {})
+    train.setdefault("book", {})["ticket"] = "10.10 pounds"
+    gold = loader21.load(_write(tmp_path / "data.json", data))
+    assert gold.get("SMPL001.json").turns[0].state["train-bookticket"] == ("10.10 pounds",)
+
+
 @pytest.mark.parametrize("part", ["semi", "book"])
 def test_null_semi_or_book_is_a_gold_error(tmp_path: Path, gold_samples: Path,
                                            part: str) -> None:

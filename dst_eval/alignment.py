@@ -50,7 +50,7 @@ from dst_eval.alignment_keys import GoldPipeValues, SlotChecker, respelled
 from dst_eval.errors import PredictionError
 from dst_eval.gold import GoldSet, GoldTurn, dialogue_key
 from dst_eval.issue_groups import group_issues
-from dst_eval.predictions.common import show
+from dst_eval.predictions.common import POSITIONAL_TURN_FORMATS, show
 from dst_eval.predictions.model import Issue, PredictionSet, PredTurn
 from dst_eval.slotkeys import split_slot_key
 
@@ -198,7 +198,6 @@ def _reported_values(issues: Iterable[Issue]) -> set[tuple[str | None, int | Non
 
 _MISSING_FATE = {"wrong": "are scored as wrong", "empty": "are scored as empty predictions",
                  "skip": "are left out of the scores (--missing skip)"}
-POSITIONAL_FORMATS = frozenset({"mwzeval", "simpletod"})  # turns numbered by list position
 POSITIONAL_NOTE = (" (this format numbers turns by their position: a turn left out "
                    "anywhere shows as missing at the end, and the turns after it are shifted)")
 
@@ -238,7 +237,7 @@ def _align(gold: GoldSet, predictions: PredictionSet, strict: bool, policy: str,
     reported = _reported_values(predictions.issues)
     reported_gaps = {i.dialogue for i in predictions.issues if i.kind == "missing_turn"}
     capped = {i.kind for i in predictions.issues if i.unlisted}  # the reader counted them all
-    positional = predictions.format in POSITIONAL_FORMATS
+    positional = predictions.format in POSITIONAL_TURN_FORMATS
     pipe_values = GoldPipeValues(gold) if pipe_values is None else pipe_values
     genuine: set[tuple[str | None, int | None, str]] = set()
     checker = SlotChecker(gold) if checker is None else checker

@@ -423,6 +423,14 @@ def test_a_turn_left_out_of_a_positional_format_is_explained(tmp_path, gold_samp
     result = evaluate(_json(tmp_path / "q.json", predictions), gold=folder)
     [issue] = [i for i in result.issues if i.kind == "turn_count_mismatch"]
     assert issue.message.endswith("are extra and ignored")
+    # SGD-style files number the USER turns by their order: the same note
+    sgd = gold_samples / "sgd"
+    native = json.loads((sgd / "dialogues_001.json").read_text(encoding="utf-8"))
+    del native[0]["turns"][:2]  # its first USER and SYSTEM turns
+    (tmp_path / "sgd").mkdir()
+    result = evaluate(_json(tmp_path / "sgd" / "dialogues_001.json", native), gold=sgd)
+    [issue] = [i for i in result.issues if i.kind == "turn_count_mismatch"]
+    assert "(this format numbers turns by their position" in issue.message
 
 
 def test_trade_record_keys_that_are_not_read_are_reported(tmp_path):

@@ -15,6 +15,10 @@ from dst_eval.gold import dialogue_key
 
 FORMATS = ("mwzeval", "jsonl", "sgd", "trade", "somdst", "trippy", "simpletod", "icdst", "ldst",
            "convlab", "jmultiwoz-inference")
+POSITIONAL_TURN_FORMATS = frozenset({"mwzeval", "simpletod", "sgd"})
+"""Formats that number a dialogue's turns by their position (a list of turns; SGD-style
+files: the USER turns in order), not by an index written with each: a turn left out
+anywhere shifts the turns after it (:mod:`dst_eval.alignment` says so)."""
 MAX_VALUE_CHARS = 10_000
 """Longest accepted predicted value (longer ones make fuzzy matching pathological)."""
 MAX_RESPONSE_CHARS = 10_000

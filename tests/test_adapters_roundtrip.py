@@ -190,6 +190,34 @@ def test_gold_in_the_systems_layout_scores_one(tmp_path, gold, name):
     assert forced.scores["joint_goal_accuracy"] == 1.0
 
 
+def _first_key_twice(value) -> str:
+    """``value`` as JSON text whose first object (depth first) gives its first key twice
+    (the second time with its value as given)."""
+    if isinstance(value, dict) and value:
+        first, *rest = value.items()
+        return "{" + ", ".join([f"{json.dumps(first[0])}: {_first_key_twice(first[1])}",
+                                f"{json.dumps(first[0])}: {json.dumps(first[1])}",
+                                *(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in rest)]) + "}"
+    if isinstance(value, list) and value:
+        return "[" + ", ".join([_first_key_twice(value[0]),
+                                *(json.dumps(v) for v in value[1:])]) + "]"
+    return json.dumps(value)
+
+
+@pytest.mark.parametrize("name", sorted(set(LAYOUTS) - {"ldst"}))
+def test_a_key_given_twice_in_a_systems_output_is_refused(tmp_path, gold, name):
+    """A repeated key of a system's own JSON output -- a dialogue, a turn or a slot, by
+    format -- was read as its last copy without a word (the MultiWOZ 2.1 sample: JGA 33.33
+    -> 0.00, exit 0 under --strict)."""
+    filename, writer = LAYOUTS[name]
+    text = _first_key_twice(writer(gold))
+    path = tmp_path / filename
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(PredictionError, match="is given 2 times in .*; a JSON object keeps "
+                       "only the last one"):
+        evaluate(path, gold=gold)
+
+
 def test_order_alignment_refuses_shifted_samples(tmp_path, gold):
     samples = write_convlab(gold, ids=False)
     first = len(next(iter(gold)).turns)

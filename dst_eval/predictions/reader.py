@@ -65,6 +65,7 @@ from dst_eval.predictions.common import (
     show,
 )
 from dst_eval.predictions.detect import check_format, classify, detect_format, load, load_data
+from dst_eval.predictions.duplicates import refuse_duplicate_keys
 from dst_eval.predictions.jsonl import JSONL_PLACING, read_jsonl
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.mwzeval_json import read_mwzeval
@@ -130,6 +131,7 @@ def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
         return ldst.read_ldst(content, source, corpus)
     adapter = ADAPTERS.get(fmt)
     if adapter is not None:
+        refuse_duplicate_keys(content, data, source)
         return adapter(content, source, corpus)
     if fmt == "jsonl":
         return read_jsonl(content, TurnReader(source, corpus, JSONL_PLACING), data)

@@ -2,4 +2,4 @@
 reads it with ``[tool.setuptools.dynamic]``) and of ``--version`` and signatures, without
 importing ``importlib.metadata`` (~45 ms) on every run."""
 
-__version__ = "0.2.1"
+__version__ = "0.2.2"

@@ -1,7 +1,7 @@
 """Signatures: what a number was computed with, so two numbers are comparable or visibly not.
 
 Like sacrebleu's, a signature is an ordered set of ``key:value`` fields rendered as
-``dst-eval|corpus:sgd|split:dev|profile:sgd-official|...|version:0.2.1`` (the last
+``dst-eval|corpus:sgd|split:dev|profile:sgd-official|...|version:0.2.2`` (the last
 field named as in sacrebleu's signatures).
 """
 

@@ -218,6 +218,20 @@ def test_a_key_given_twice_in_a_systems_output_is_refused(tmp_path, gold, name):
         evaluate(path, gold=gold)
 
 
+@pytest.mark.parametrize("digit", ["\u00b2", "\u0661", "\uff11"])
+def test_a_turn_index_in_other_digits_is_refused(tmp_path, gold, digit):
+    """``str.isdigit`` takes "²", "١" and "１": "²" ended in an internal error (exit 1), the
+    others were read as turn 1 without a word."""
+    trade = write_trade(gold)
+    dialogue = next(iter(trade))
+    turns = trade[dialogue]
+    turns[digit] = turns.pop(next(iter(turns)))
+    path = tmp_path / "all_prediction_TRADE.json"
+    path.write_text(json.dumps(trade), encoding="utf-8")
+    with pytest.raises(PredictionError, match=f"turn key '{digit}': the turn index must be"):
+        evaluate(path, gold=gold)
+
+
 def test_order_alignment_refuses_shifted_samples(tmp_path, gold):
     samples = write_convlab(gold, ids=False)
     first = len(next(iter(gold)).turns)

@@ -560,6 +560,55 @@ def test_jmultiwoz_inference_non_string_or_long_utterance(gold_samples: Path,
         evaluate(path, gold=gold_set)
 
 
+@pytest.mark.parametrize(("change", "message"), [
+    # a SYSTEM turn written otherwise was skipped, the turns after it placed one turn early
+    (lambda turn: turn.update(speaker="SYSTEM "), "speaker 'SYSTEM ' is neither USER nor "
+     "SYSTEM"),
+    (lambda turn: turn.update(speaker="system"), "speaker 'system' is neither"),
+    # a falsy belief_state was read as an empty state without a word
+    *((lambda turn, bad=bad: turn["dialogue_state"].update(belief_state=bad),
+       "'belief_state' must be a JSON object") for bad in ([], 0, False, "")),
+])
+def test_jmultiwoz_inference_malformed_system_turn_is_refused(gold_samples: Path,
+                                                              tmp_path: Path, change,
+                                                              message: str) -> None:
+    from dst_eval import evaluate
+    from dst_eval.errors import PredictionError
+
+    folder = gold_samples / "jmultiwoz"
+    gold_set = load_gold(folder, split="test")
+    release = json.loads((folder / "dialogues.json").read_text("utf-8"))
+    hyp = {d.dialogue_id: release[d.dialogue_id] for d in gold_set}
+    for dialogue in hyp.values():  # read in order: no turn ids
+        for turn in dialogue["turns"]:
+            turn.pop("turn_id", None)
+    first = next(iter(hyp.values()))
+    change([t for t in first["turns"] if t["speaker"] == "SYSTEM"][1])
+    path = tmp_path / "e2e.inference.json"
+    path.write_text(json.dumps(hyp, ensure_ascii=False), "utf-8")
+    with pytest.raises(PredictionError, match=message) as info:
+        evaluate(path, gold=gold_set)
+    assert (info.value.dialogue, info.value.turn) == (next(iter(hyp)), 1)
+
+
+def test_jmultiwoz_inference_with_turn_ids_and_a_dialogue_the_gold_lacks(gold_samples: Path,
+                                                                        tmp_path: Path) -> None:
+    """An extra dialogue of a file with turn ids (the format's own shape) ended in an
+    internal error (exit 1); it is an extra dialogue like any other."""
+    from dst_eval import evaluate
+
+    folder = gold_samples / "jmultiwoz"
+    gold_set = load_gold(folder, split="test")
+    release = json.loads((folder / "dialogues.json").read_text("utf-8"))
+    hyp = {d.dialogue_id: release[d.dialogue_id] for d in gold_set}
+    hyp["dialogue_not_in_the_gold"] = next(iter(hyp.values()))
+    path = tmp_path / "e2e.inference.json"
+    path.write_text(json.dumps(hyp, ensure_ascii=False), "utf-8")
+    result = evaluate(path, gold=gold_set)
+    assert result.scores["joint_goal_accuracy"] == 1.0
+    assert "extra_dialogues" in {i.kind for i in result.issues}
+
+
 def test_jmultiwoz_turn_id_given_twice_is_refused(gold_samples: Path, tmp_path: Path) -> None:
     from dst_eval.errors import PredictionError
 

@@ -87,8 +87,8 @@ class TurnTable:
 
     def turn_index(self, raw: Any, place: str, dialogue: str) -> int:
         """A 0-based turn index from the file (digit strings accepted: JSON keys)."""
-        if type(raw) is str and raw.strip().isdigit():
-            raw = int(raw)
+        if type(raw) is str and raw.strip().isascii() and raw.strip().isdigit():
+            raw = int(raw)  # ASCII digits only: "²" or "١" is no index
         if type(raw) is not int or not 0 <= raw <= MAX_TURN_INDEX:
             raise self.error(f"{place}: the turn index must be an integer from 0 to "
                              f"{MAX_TURN_INDEX:,}, found {show(raw)}", dialogue)

@@ -84,7 +84,9 @@ def _by_turn_id(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
         gold_dialogue = by_key.get(dialogue_key(name))
         place = {t.system_annotations.get("turn_id"): t.turn_index
                  for t in gold_dialogue.turns} if gold_dialogue is not None else {}
-        if name not in turn_ids or None in place:  # ids on neither side: read in order
+        # ids on neither side, or a dialogue the gold lacks (alignment reports it as
+        # extra): read in order
+        if name not in turn_ids or gold_dialogue is None or None in place:
             dialogues[name] = turns
             continue
         placed: list = [GAP] * len(gold_dialogue.turns)
@@ -169,7 +171,7 @@ def _by_position(predictions: PredictionSet, gold: GoldSet) -> PredictionSet:
     renamed: dict = {}
     for name, turns in predictions.dialogues.items():
         file, sep, position = name.rpartition(POSITION)
-        if not sep or not position.isdigit() or not _plain_name(file):
+        if not sep or not (position.isascii() and position.isdigit()) or not _plain_name(file):
             renamed[name] = turns  # not a position in a file of the gold folder: an id
             continue
         if file not in ids:

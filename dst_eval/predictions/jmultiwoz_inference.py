@@ -13,10 +13,14 @@ gold SYSTEM turn of the same ``turn_id`` (``TURN_IDS`` metadata; the binding to 
 ignored, one given twice refuses the file: the official join would score it twice; a
 dialogue without turn ids is read in order, the k-th SYSTEM turn as turn k), its
 ``dialogue_state`` the predicted state (``belief_state`` slots as ``domain-slot``,
-``book_state`` slots as ``domain-book_slot``), its ``utterance`` the predicted response.
-Values are kept verbatim (``null`` is no value; ``""`` reaches the profile, whose unset
-policy decides). A SYSTEM turn without ``dialogue_state`` predicts no state. The file
-carries no gold.
+``book_state`` slots as ``domain-book_slot``), its ``utterance`` the predicted response. The
+``dialogue_state`` as written is kept for ``--profile official`` (``PredTurn.extras``); the
+state as written for mwzeval's readers (``raw_state``) is its ``{domain: {slot: value}}``
+view, booking slots unprefixed as mwzeval writes them. A speaker other than ``USER`` or
+``SYSTEM``, and a ``belief_state``/``book_state`` that is not an object (``null``: none),
+refuse the file (exit 3). Values are kept verbatim (``null`` is no value; ``""`` reaches
+the profile, whose unset policy decides). A SYSTEM turn without ``dialogue_state``
+predicts no state. The file carries no gold.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from typing import Any
 from dst_eval.predictions.adapted import TURN_IDS, TurnTable, require
 from dst_eval.predictions.common import describe
 from dst_eval.predictions.model import PredictionSet
+
+DIALOGUE_STATE = "dialogue_state"
+"""``PredTurn.extras`` key: the turn's ``dialogue_state`` as written (``belief_state`` and
+``book_state``), which ``--profile official`` compares as JMultiWOZ's script does."""
 
 FORMAT = "jmultiwoz-inference"
 PARTS = (("belief_state", ""), ("book_state", "book_"))
@@ -55,35 +63,62 @@ def read_jmultiwoz(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         ids: dict[int, int] = {}  # turn_id -> position in 'turns'
         for position, turn in enumerate(turns):
             require(turn, dict, f"turn {position} of 'turns'", table, dialogue)
-            if str(turn.get("speaker", "")).upper() != "SYSTEM":
+            speaker = turn.get("speaker")
+            if speaker != "SYSTEM":
+                if speaker != "USER":  # a SYSTEM turn written otherwise would be skipped,
+                    # and the turns after it placed one turn early
+                    raise table.error(f"turn {position} of 'turns': speaker {speaker!r} is "
+                                      "neither USER nor SYSTEM", dialogue, index)
                 continue
             turn_id = _turn_id(turn, ids, index, position, table, dialogue)
             if turn_id is not None:
                 ids[turn_id] = position
             response = turn.get("utterance")
             state = turn.get("dialogue_state")
-            pairs = None
+            pairs = nested = None
             if state is not None:
                 require(state, dict, "'dialogue_state'", table, dialogue, index)
-                pairs = []
+                pairs, nested = [], {}
                 for part, prefix in PARTS:
-                    domains = state.get(part) or {}
+                    domains = state.get(part)
+                    if domains is None:  # absent or null: no slot of this part
+                        continue
                     require(domains, dict, repr(part), table, dialogue, index)
                     for domain, slots in domains.items():
                         require(slots, dict, f"{part} of {domain!r}", table, dialogue, index)
                         pairs.extend((f"{domain}-{prefix}{slot}", value)
                                      for slot, value in slots.items())
+                        _nest(nested.setdefault(domain, {}), slots, domain, table, dialogue,
+                              index)
             if response is not None and type(response) is not str:  # kept as written
                 table.reader.issue("bad_response", f"'utterance' must be a string, found "
                                    f"{describe(response)}; scored as an empty response",
                                    dialogue, index)
+            # the dialogue_state as written is replayed by the official profile; the state
+            # as written for mwzeval's readers is its {domain: {slot: value}} view
             table.add(dialogue, index, f"turn {position} of 'turns'", pairs=pairs,
-                      raw_state=state, response=response)
+                      raw_state=nested,
+                      extras={DIALOGUE_STATE: state} if state is not None else None,
+                      response=response)
             index += 1
         if ids:
             turn_ids[dialogue] = tuple(ids)
     table.metadata[TURN_IDS] = MappingProxyType(turn_ids)
     return table.build()
+
+
+def _nest(target: dict, slots: dict, domain: Any, table: TurnTable, dialogue: str,
+          index: int) -> None:
+    """Add a domain's ``belief_state`` or ``book_state`` slots to its ``{slot: value}`` view
+    (mwzeval's nested state: booking slots unprefixed, as mwzeval writes them); a slot in
+    both with different values keeps the belief's, with an Issue."""
+    for slot, value in slots.items():
+        if slot in target and target[slot] != value:
+            table.reader.issue("duplicate_slot", f"slot {domain}-{slot} has different values "
+                               "in belief_state and book_state; mwzeval's view reads the "
+                               "belief_state's", dialogue, index)
+            continue
+        target[slot] = value
 
 
 def _turn_id(turn: dict, ids: dict[int, int], index: int, position: int, table: TurnTable,

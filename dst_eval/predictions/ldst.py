@@ -113,7 +113,7 @@ def _line(line: str, where: str, table: TurnTable) -> tuple[str, int, str, str, 
                           "file|||dialogue|||utt_index|||frame|||domain|||slot|||[value], "
                           f"found {len(fields)}")
     source, raw_dialogue, utt, _frame, domain, slot, answer = fields
-    if raw_dialogue.isdigit() and not source.endswith("data.json"):
+    if raw_dialogue.isascii() and raw_dialogue.isdigit() and not source.endswith("data.json"):
         if not source.strip() or "/" in source or "\\" in source or ".." in source:
             raise table.error(f"{where}: the dialogue field {raw_dialogue!r} is a position "
                               f"in {source!r}, which is not a file name")

@@ -24,7 +24,8 @@ def looks_like(obj: Any) -> bool:
         return False
     key, first = next(iter(obj.items()))
     return (type(first) is list and len(first) == 2 and all(type(x) is list for x in first)
-            and "_" in key and key.rsplit("_", 1)[1].isdigit())
+            and "_" in key and key.rsplit("_", 1)[1].isascii()
+            and key.rsplit("_", 1)[1].isdigit())
 
 
 def read_somdst(obj: Any, file: str, corpus: str | None) -> PredictionSet:

@@ -41,6 +41,7 @@ from dst_eval.metrics.slot_prf import SlotF1PerTurnMacro
 from dst_eval.metrics.tokenizers import get_tokenizer
 from dst_eval.normalize import Normalizer, Unset
 from dst_eval.options import EvalOptions
+from dst_eval.predictions.jmultiwoz_inference import DIALOGUE_STATE
 from dst_eval.profiles.strict import predicted_mask, predicted_states, scored_pairs
 from dst_eval.result import Result
 
@@ -98,7 +99,7 @@ def _predicted_items(pred, order: Mapping[str, tuple[int, int, int]]) -> set[str
     the file gave a ``dialogue_state`` (JMultiWOZ's inference output), else the state."""
     if pred is None:
         return state_items({}, order)
-    raw = pred.raw_state
+    raw = (pred.extras or {}).get(DIALOGUE_STATE)
     if isinstance(raw, Mapping) and isinstance(raw.get("belief_state"), Mapping):
         return written_items(raw)
     return state_items(dict(UNSET.items(pred.state, pred.duplicates)), order)

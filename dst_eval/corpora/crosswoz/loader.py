@@ -434,7 +434,7 @@ def _goal(goal: Any, *, gem: bool, source: str, dialogue_id: str) -> tuple[tuple
             raise GoldDataError(f"goal entry {entry!r:.60} is not [id, domain, slot, value, ...]",
                                 file=source, dialogue=dialogue_id)
         entry = list(entry)
-        if isinstance(entry[0], str) and entry[0].isdigit():
+        if isinstance(entry[0], str) and entry[0].isascii() and entry[0].isdigit():
             entry[0] = int(entry[0])
         value = entry[3]
         if isinstance(value, str) and value.strip()[:1] == "[":

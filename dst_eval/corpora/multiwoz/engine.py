@@ -225,15 +225,18 @@ def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems,
         if pred is None:
             pred = _GAP
         state = None
-        if pred.raw_state is not None:
-            if previous is not None and pred.raw_state == previous[0]:
+        # the state as written; a format that keeps none (JMultiWOZ inference) gives its
+        # state as read, with flat "domain-slot" keys
+        raw = pred.raw_state if pred.raw_state is not None else pred.state
+        if raw is not None:
+            if previous is not None and raw == previous[0]:
                 state = previous[1]  # read-only downstream: sharing is safe
             else:
                 bad_before = problems.counts["bad_state"]
-                state = _read_state(pred.raw_state, where, problems, corpus)
+                state = _read_state(raw, where, problems, corpus)
                 clean = problems.counts["bad_state"] == bad_before
-                previous = (pred.raw_state, state) if clean else None
-            if corpus is None and _has_flat_keys(pred.raw_state):  # said once, then counted
+                previous = (raw, state) if clean else None
+            if corpus is None and _has_flat_keys(raw):  # said once, then counted
                 problems.add("flat_state", where, "" if problems.counts["flat_state"] else
                              "flat 'domain-slot' keys, which mwzeval cannot read (it needs "
                              "{domain: {slot: value}}); split on the first '-'")

@@ -90,10 +90,7 @@ from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn
 from dst_eval.jsonio import decode_typed, parse_json_bytes
 
 CORPUS = "multiwoz21"
-METADATA_ONLY_SLOTS = ("train-bookticket",)
-"""Slots of the ``data.json`` metadata that are neither TRADE's nor ConvLab's (``train``
-``book.ticket``: empty in the 2.1 test and val sets; the original preprocessing expects
-it): a value there is gold, not an edit."""
+METADATA_ONLY_SLOTS = ("train-bookticket",)  # in the metadata (empty in 2.1 test and val)
 EMPTY_VALUES = frozenset({"", "not mentioned", "none"})
 DONTCARE_VALUES = frozenset(
     {"dontcare", "dont care", "don't care", "do n't care", "do nt care", "do not care"}
@@ -309,9 +306,7 @@ class _Memo:
     __slots__ = ("domains", "first_turn", "known", "services", "slot_values")
 
     def __init__(self, known: frozenset[str]) -> None:
-        self.known = known
-        """The slots of the corpus's config (``slots``, ``unified_slots``): a gold slot
-        set to a value is one of them."""
+        self.known = known  # the slots a value may be set in (config, metadata-only)
         self.domains: dict[str, dict[bytes, _DomainRead]] = {}
         self.slot_values: dict[tuple[str, str, str, str], tuple[tuple, tuple | None]] = {}
         self.services: dict[tuple[str, ...], tuple[str, ...]] = {}

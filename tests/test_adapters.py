@@ -543,3 +543,18 @@ def test_embedded_gold_disagreement_is_reported(tmp_path, gold):
     _json(path, content)
     with pytest.raises(PredictionError, match="not aligned with this gold"):
         _score(path, gold)
+
+
+def test_convlab_empty_values_are_named_under_a_profile_that_scores_them(tmp_path, gold):
+    """ConvLab's unified state writes ``""`` for every unset slot: under ``--profile
+    mwzeval``, which scores ``""`` as a value as mwzeval does, the false positives are
+    counted and said (they were not: JGA 0.00 against 49.27 under ``convlab`` on a published
+    system's 2.1 test predictions, without a word); ``strict`` reads ``""`` as unset."""
+    path = convlab_file(tmp_path)
+    strict = evaluate(path, gold=gold, split="test")
+    assert not [i for i in strict.issues if i.kind == "unset_marker_scored"]
+    assert "format-unset" not in str(strict.signature)
+    mwzeval = evaluate(path, gold=gold, split="test", profile="mwzeval")
+    [named] = [i for i in mwzeval.issues if i.kind == "unset_marker_scored"]
+    n_empty = mwzeval.counts["unset_marker_values"]
+    assert n_empty > 0 and f"{n_empty:,} predicted '' values" in named.message

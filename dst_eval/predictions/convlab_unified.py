@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import ORDER_ALIGNED, TurnTable, require
+from dst_eval.predictions.adapted import ORDER_ALIGNED, UNSET_MARKER, TurnTable, require
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "convlab"
@@ -88,4 +88,5 @@ def read_convlab(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         table.add(dialogue, turn, place, pairs=pairs, raw_state=pred, embedded=embedded)
     if not with_ids:
         table.metadata[ORDER_ALIGNED] = True
+    table.metadata[UNSET_MARKER] = ""  # the unified state: every slot, "" when unset
     return table.build()

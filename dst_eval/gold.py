@@ -229,3 +229,25 @@ def duplicate_id_error(first: str, second: str, *, file: str | None,
     also = f" (also in {first_file})" if first_file not in (None, file) else ""
     return GoldDataError(f"duplicate dialogue id: {first!r} {same}{also}", file=file,
                          dialogue=second)
+
+
+def check_slot_names(dialogues: Iterable[GoldDialogue], known: Iterable[str], *,
+                     corpus: str, source: str) -> None:
+    """:class:`GoldDataError` naming the dialogue and turn of the first gold state key
+    that is none of ``known`` (the corpus config's slots): an edited name (a trailing
+    space, another case, a homoglyph) would make every turn holding it wrong without a
+    word. Each state mapping is checked once (loaders share unchanged states)."""
+    known = frozenset(known)
+    checked: set[int] = set()
+    for dialogue in dialogues:
+        for turn in dialogue.turns:
+            state = turn.state
+            if id(state) in checked or known.issuperset(state):
+                checked.add(id(state))
+                continue
+            key = next(k for k in state if k not in known)
+            raise GoldDataError(f"slot {key!r} is not a slot of {corpus} "
+                                f"(configs/{corpus}.toml); is the gold data edited?",
+                                file=source, dialogue=dialogue.dialogue_id,
+                                turn=turn.turn_index if turn.raw_turn_index is None
+                                else turn.raw_turn_index)

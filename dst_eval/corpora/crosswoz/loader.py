@@ -57,7 +57,7 @@ from dst_eval.corpora.layout import (
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, freeze_state
+from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_slot_names, freeze_state
 from dst_eval.jsonio import decode_typed, parse_json_bytes
 
 CORPUS = "crosswoz"
@@ -213,6 +213,7 @@ def _load_file(file_path: Path, split: str | None, notes: tuple[str, ...] = ()) 
             raise GoldDataError(f"the record's gem_id {record.gem_id!r} is of the {recorded} "
                                 f"split, not {split}", file=source, dialogue=dialogue_id)
     config = corpus_config(CORPUS)
+    check_slot_names(dialogues, config.slots, corpus=CORPUS, source=source)
     return GoldSet(
         corpus=CORPUS,
         split=split,
@@ -404,7 +405,8 @@ def _dialogue(dialogue_id: str, record: _Record, *, gem: bool, source: str) -> G
         goal=MappingProxyType({
             "goal": goal,
             "final_goal": final_goal,
-            "task_description": tuple(record.task_description or ()),
+            "task_description": _task_description(record.task_description, source,
+                                                  dialogue_id),
         }),
         meta=MappingProxyType(meta),
     )
@@ -445,3 +447,14 @@ def _goal(goal: Any, *, gem: bool, source: str, dialogue_id: str) -> tuple[tuple
             entry[3] = tuple(entry[3])
         out.append(tuple(entry))
     return tuple(out)
+
+
+def _task_description(value: Any, source: str, dialogue_id: str) -> tuple:
+    """The ``task description`` lines (absent or null: none); another type than a list is
+    a gold error."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple):
+        raise GoldDataError(f"'task description' must be a list, found {type(value).__name__}",
+                            file=source, dialogue=dialogue_id)
+    return tuple(value)

@@ -53,7 +53,14 @@ from dst_eval.corpora.layout import (
     split_from_name,
 )
 from dst_eval.errors import GoldDataError, UsageError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, freeze_state
+from dst_eval.gold import (
+    GoldDialogue,
+    GoldSet,
+    GoldTurn,
+    check_slot_names,
+    check_unique_ids,
+    freeze_state,
+)
 
 CORPUS = "jmultiwoz"
 SPLITS = ("train", "dev", "test")
@@ -177,6 +184,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     if not dialogues:
         raise GoldDataError("no JMultiWOZ dialogues found", file=source)
     config = corpus_config(CORPUS)
+    check_slot_names(dialogues, config.slots, corpus=CORPUS, source=source)
     return GoldSet(
         corpus=CORPUS,
         split=split,

@@ -41,7 +41,14 @@ from dst_eval.config import corpus_config
 from dst_eval.corpora.layout import FileLog, columns_to_rows, parse_literal, read_head
 from dst_eval.corpora.risawoz import splits
 from dst_eval.errors import GoldDataError
-from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_unique_ids, freeze_state
+from dst_eval.gold import (
+    GoldDialogue,
+    GoldSet,
+    GoldTurn,
+    check_slot_names,
+    check_unique_ids,
+    freeze_state,
+)
 
 CORPUS = "risawoz"
 SPLIT_ID_FILE = splits.SPLIT_ID_FILE
@@ -121,6 +128,7 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
         split, notes = named, splits.merged_note(dialogues, file_of)
     check_unique_ids((dialogue_id, file_of[dialogue_id]) for dialogue_id in dialogues)
     config = corpus_config(CORPUS)
+    check_slot_names(dialogues.values(), config.slots, corpus=CORPUS, source=str(path))
     return GoldSet(
         corpus=CORPUS,
         split=split,
@@ -168,17 +176,24 @@ def _slot_values(raw: Any, *, what: str, source: str, dialogue_id: str,
         return {}
     if isinstance(raw, Mapping) and set(raw) == {"slot", "value"} and isinstance(
             raw["slot"], list):
-        raw = list(zip(raw["slot"], raw["value"], strict=False))
+        if not isinstance(raw["value"], list) or len(raw["value"]) != len(raw["slot"]):
+            raise GoldDataError(f"{what}: the 'slot' and 'value' columns have different "
+                                "lengths", file=source, dialogue=dialogue_id, turn=turn)
+        raw = list(zip(raw["slot"], raw["value"], strict=True))
     if isinstance(raw, list):
         pairs: dict[str, Any] = {}
         for item in raw:
             if isinstance(item, Mapping) and "slot" in item:
-                pairs[str(item["slot"])] = item.get("value")
+                slot, value = str(item["slot"]), item.get("value")
             elif isinstance(item, list | tuple) and len(item) == 2:
-                pairs[str(item[0])] = item[1]
+                slot, value = str(item[0]), item[1]
             else:
                 raise GoldDataError(f"{what}: cannot read {item!r:.60} as a slot-value pair",
                                     file=source, dialogue=dialogue_id, turn=turn)
+            if slot in pairs and pairs[slot] != value:
+                raise GoldDataError(f"{what}: slot {slot!r} is given twice, with different "
+                                    "values", file=source, dialogue=dialogue_id, turn=turn)
+            pairs[slot] = value
         return pairs
     if not isinstance(raw, Mapping):
         raise GoldDataError(f"{what} is a {type(raw).__name__}, expected an object",
@@ -229,10 +244,24 @@ def _requested(turn: Mapping, belief: Mapping, *, source: str, dialogue_id: str,
 
 
 def _domains(turn: Mapping) -> list[str]:
-    domains = turn.get("turn_domain") or []
+    return _names(turn.get("turn_domain"), "turn_domain")
+
+
+def _names(domains: Any, what: str) -> list[str]:
+    """A list of domain names (a string: one; absent or null: none); another type raises
+    :class:`_NotNames` (the caller places it)."""
+    if domains is None or domains == "":
+        return []
     if isinstance(domains, str):
-        domains = [domains]
+        return [domains]
+    if not isinstance(domains, list | tuple):
+        raise _NotNames(f"{what!r} must be a list of domain names, found "
+                        f"{type(domains).__name__}")
     return [str(d) for d in domains]
+
+
+class _NotNames(ValueError):
+    """A domains field that is no list of names."""
 
 
 def _turns(record: Mapping, *, source: str, dialogue_id: str) -> list[Mapping]:
@@ -266,6 +295,11 @@ def _dialogue(dialogue_id: str, record: Mapping, *, source: str) -> GoldDialogue
                                 dialogue=dialogue_id, turn=index)
         inform = _slot_values(belief["inform slot-values"], what="inform slot-values",
                               source=source, dialogue_id=dialogue_id, turn=index)
+        try:
+            services = tuple(d for d in _domains(turn) if d != _GENERAL_DOMAIN)
+        except _NotNames as exc:
+            raise GoldDataError(str(exc), file=source, dialogue=dialogue_id,
+                                turn=index) from None
         state = gold_state(inform, source=source, dialogue_id=dialogue_id, turn=index)
         gold_turns.append(GoldTurn(
             dialogue_id=dialogue_id,
@@ -274,17 +308,19 @@ def _dialogue(dialogue_id: str, record: Mapping, *, source: str) -> GoldDialogue
             state=freeze_state(state),
             requested_slots=_requested(turn, belief, source=source, dialogue_id=dialogue_id,
                                        index=index),
-            services=tuple(d for d in _domains(turn) if d != _GENERAL_DOMAIN),
+            services=services,
             system_response=str(turn.get("system_utterance") or ""),
             raw_turn_index=index,
             system_annotations=_system_annotations(turn),
         ))
-    domains = record.get("domains") or []
+    domains = record.get("domains")
     if isinstance(domains, str):
         domains = _literal(domains, what="domains", source=source, dialogue_id=dialogue_id,
                            turn=0)
-        if isinstance(domains, str):
-            domains = [domains]
+    try:
+        domains = _names(domains, "domains")
+    except _NotNames as exc:
+        raise GoldDataError(str(exc), file=source, dialogue=dialogue_id) from None
     meta = {"n_domains": str(len(domains))}
     if record.get("gem_id"):
         meta["gem_id"] = str(record["gem_id"])

@@ -250,6 +250,22 @@ def may_have_duplicate_keys(data: bytes, parsed_keys: int) -> bool:
     return raw != parsed_keys
 
 
+def refuse_duplicate_keys(data: bytes | bytearray, parsed: Any, *, file: str,
+                          error: ErrorType = GoldDataError) -> None:
+    """``error`` for the first object key ``data`` gives twice (``parsed``: what a parser
+    made of it, keeping the last one, for the cheap count first; None: the exact check
+    only): the place is its path of keys and indexes, and the dialogue its first key when
+    that is a string (a ``{dialogue_id: ...}`` document), the key itself at the top level."""
+    if parsed is not None and not may_have_duplicate_keys(data, count_keys(parsed)):
+        return
+    for path, key, count in find_duplicate_keys(bytes(data)):
+        where = ".".join(map(str, path)) or "the top-level object"
+        dialogue = path[0] if path and isinstance(path[0], str) else (key if not path else None)
+        raise error(f"key {key!r} is given {count} times in {where}; a JSON object keeps "
+                    "only the last one, so the others would be lost silently", file=file,
+                    dialogue=dialogue)
+
+
 def find_duplicate_keys(data: bytes | str) -> list[tuple[tuple, str, int]]:
     """Every object key given more than once, as ``(path, decoded key, count)``.
 

@@ -17,14 +17,20 @@ import sys
 import zipfile
 import zlib
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 
 from dst_eval.corpora.digests import PendingDigest, gold_file, resolved
 from dst_eval.errors import DstEvalError, GoldDataError
 from dst_eval.gold import GoldFile
-from dst_eval.jsonio import ZipBudget, parse_json_bytes, read_bytes, read_declared
+from dst_eval.jsonio import (
+    ZipBudget,
+    parse_json_bytes,
+    read_bytes,
+    read_declared,
+    refuse_duplicate_keys,
+)
 
 HEAD_BYTES = 1 << 16
 ErrorType = type[DstEvalError]
@@ -82,7 +88,7 @@ class FileLog:
         """Parse one JSON file, or the single ``.json`` member of a ``.zip`` (as
         :func:`dst_eval.jsonio.read_json`)."""
         data, shown = self.read_json_bytes(path)
-        return parse_json_bytes(data, file=shown, error=self._error)
+        return _parsed_once(data, shown, self._error)
 
     def read_json_bytes(self, path: str | Path) -> tuple[bytes, str]:
         """The bytes of one JSON file, or of the single ``.json`` member of a ``.zip``, and
@@ -95,6 +101,11 @@ class FileLog:
                            if n.endswith(".json") and not n.startswith("__MACOSX/"))
             if len(names) != 1:
                 raise self._error(f"expected one JSON file in the zip, found {len(names)}",
+                                  file=str(path))
+            outer, inner = split_in_name(path.name), split_in_name(PurePosixPath(names[0]).name)
+            if outer and inner and outer != inner:  # which split is it?
+                raise self._error(f"the zip is named for the {outer} split, the file in it "
+                                  f"({names[0]}) for the {inner} split; rename one",
                                   file=str(path))
             return archive.read(names[0]), archive.name(names[0])
 
@@ -112,10 +123,18 @@ class FileLog:
             if not line.strip():
                 continue
             try:
-                records.append(parse_json_bytes(line, file=str(path), error=self._error))
+                records.append(_parsed_once(line, str(path), self._error))
             except DstEvalError as exc:
                 raise self._error(f"line {lineno}: {exc.message}", file=str(path)) from None
         return records
+
+
+def _parsed_once(data: bytes | bytearray, file: str, error: ErrorType) -> Any:
+    """Parsed gold JSON; a key given twice (a dialogue id, a split of a split list, a slot
+    of a state: a parser would keep the last one without a word) is ``error``."""
+    parsed = parse_json_bytes(data, file=file, error=error)
+    refuse_duplicate_keys(data, parsed, file=file, error=error)
+    return parsed
 
 
 class GoldZip:
@@ -152,7 +171,7 @@ class GoldZip:
 
     def read_json(self, member: str) -> Any:
         """The parsed JSON of ``member``."""
-        return parse_json_bytes(self.read(member), file=self.name(member), error=self._error)
+        return _parsed_once(self.read(member), self.name(member), self._error)
 
 
 _LOCAL_HEADER = struct.Struct("<4s2xH18xHH")

@@ -23,7 +23,8 @@ from itertools import repeat
 from typing import Any
 
 from dst_eval.errors import PredictionError
-from dst_eval.jsonio import count_keys, find_duplicate_keys, may_have_duplicate_keys
+from dst_eval.jsonio import find_duplicate_keys
+from dst_eval.jsonio import refuse_duplicate_keys as jsonio_refuse
 
 _NAMES = (b'"active_intent"', b'"requested_slots"')
 
@@ -104,12 +105,5 @@ def refuse_duplicate_keys(document: Any, data: bytes | None, file: str) -> None:
     parser keeps the last one, and in these formats the key may be a dialogue, a turn or a
     slot, so a whole turn could be replaced without a word. ``data``: the file's bytes
     (None for an object given in memory: nothing to check)."""
-    if not data or not may_have_duplicate_keys(data, count_keys(document)):
-        return
-    for path, key, count in find_duplicate_keys(data):
-        where = ".".join(map(str, path)) or "the top-level object"
-        dialogue = path[0] if path and isinstance(path[0], str) else (
-            key if not path else None)
-        raise PredictionError(f"key {key!r} is given {count} times in {where}; a JSON object "
-                              "keeps only the last one, so the others would be lost silently",
-                              file=file, dialogue=dialogue)
+    if data:
+        jsonio_refuse(data, document, file=file, error=PredictionError)

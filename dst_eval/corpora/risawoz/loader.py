@@ -63,18 +63,31 @@ def _looks_like_risawoz(head: str) -> bool:
     return any(marker in head for marker in _MARKERS)
 
 
-def _data_files(directory: Path) -> list[Path]:
+def _data_files(directory: Path, skipped: list[str] | None = None) -> list[Path]:
+    """The RiSAWOZ dialogue files of ``directory``. ``skipped``: receives the other
+    ``.json``/``.jsonl``/``.json.zip`` files (a database, an ontology: not dialogues, or a
+    first record too long to tell); given (loading, not sniffing), a file that cannot be
+    read -- a broken link, a damaged zip -- is a :class:`GoldDataError`: it may be gold."""
     files = []
     for child in sorted(directory.iterdir()):
-        if not child.is_file() or child.name == SPLIT_ID_FILE:
-            continue
-        if not child.name.endswith((".json", ".jsonl", ".json.zip")):
+        if child.name == SPLIT_ID_FILE or not child.name.endswith(
+                (".json", ".jsonl", ".json.zip")):
             continue
         try:
-            if _looks_like_risawoz(read_head(child)):
-                files.append(child)
-        except (OSError, zipfile.BadZipFile):
-            continue
+            if not child.is_file():
+                raise OSError("not a readable file (a broken link or a folder)")
+            found = _looks_like_risawoz(read_head(child))
+        except (OSError, zipfile.BadZipFile) as exc:
+            if skipped is None:
+                continue
+            raise GoldDataError(f"cannot read {child.name} in the gold folder "
+                                f"({exc.strerror or exc if isinstance(exc, OSError) else exc}); "
+                                "it may hold gold: remove it or give the file you mean",
+                                file=str(child)) from None
+        if found:
+            files.append(child)
+        elif skipped is not None:
+            skipped.append(child.name)
     return files
 
 
@@ -95,7 +108,8 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     path = Path(path)
     if split is not None:
         split = SPLIT_ALIASES.get(split.lower(), split.lower())
-    files = _data_files(path) if path.is_dir() else [path]
+    skipped: list[str] = []
+    files = _data_files(path, skipped) if path.is_dir() else [path]
     if not files:
         raise GoldDataError("no RiSAWOZ dialogue file in this directory", file=str(path))
     id_file = splits.split_id_file(path)
@@ -129,6 +143,10 @@ def load(path: Path, *, split: str | None = None) -> GoldSet:
     check_unique_ids((dialogue_id, file_of[dialogue_id]) for dialogue_id in dialogues)
     config = corpus_config(CORPUS)
     check_slot_names(dialogues.values(), config.slots, corpus=CORPUS, source=str(path))
+    if skipped:
+        notes = (*notes, f"not read as gold: {', '.join(skipped[:5])}"
+                         f"{', ...' if len(skipped) > 5 else ''} in the gold folder (no RiSAWOZ "
+                         "dialogues at their start)")
     return GoldSet(
         corpus=CORPUS,
         split=split,

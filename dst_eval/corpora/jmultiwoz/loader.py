@@ -72,10 +72,14 @@ BOOK_PREFIX = "book_"
 # ---------------------------------------------------------------- locating the data
 
 def _release_dir(path: Path) -> Path | None:
-    for folder in (path, path / RELEASE_DIR):
-        if (folder / "dialogues.json").is_file():
-            return folder
-    return None
+    """The folder holding ``dialogues.json``: ``path`` or its ``JMultiWOZ_1.0``; both
+    holding one is a :class:`GoldDataError` (which copy was meant? they may differ)."""
+    found = [folder for folder in (path, path / RELEASE_DIR)
+             if (folder / "dialogues.json").is_file()]
+    if len(found) > 1:
+        raise GoldDataError(f"the folder holds dialogues.json and {RELEASE_DIR}/"
+                            "dialogues.json; give the one you mean as --gold", file=str(path))
+    return found[0] if found else None
 
 
 def _zip_members(path: Path) -> list[str]:

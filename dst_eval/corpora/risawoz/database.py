@@ -99,6 +99,19 @@ def find_database(db: Path | None, gold_source: str | Path | None) -> Path | Non
     return None
 
 
+def _check_entities(rows: list, domain: str, path: Path) -> None:
+    """:class:`GoldDataError` for a table without rows, or a row whose entity cell
+    (:data:`ENTITY_SLOTS`) is not a non-empty string: such a row cannot be found by name,
+    and Inform/Success would drop without a word (94.74 -> 72.63 for one column of ints)."""
+    if not rows:
+        raise GoldDataError("the table has no rows", file=str(path))
+    slot = ENTITY_SLOTS.get(domain)
+    for index, row in enumerate(rows):
+        if slot and not (isinstance(row.get(slot), str) and row[slot].strip()):
+            raise GoldDataError(f"row {index}: the entity column {slot!r} must be a non-empty "
+                                f"string, found {row.get(slot)!r:.40}", file=str(path))
+
+
 class RisawozDatabase:
     """The twelve domain tables, normalised; implements
     :class:`~dst_eval.metrics.risawoz_success.EntityDatabase`."""
@@ -139,6 +152,7 @@ class RisawozDatabase:
             rows = log.read_json(path)
             if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
                 raise GoldDataError("expected a JSON list of row objects", file=str(path))
+            _check_entities(rows, domain, path)
             tables[domain] = rows
         return cls(tables, source=str(directory), files=log.files)
 

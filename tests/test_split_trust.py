@@ -90,6 +90,19 @@ def test_risawoz_file_named_for_a_split_its_id_file_contradicts_is_refused(
     assert not [n for n in report["notes"] if "partial split" in n]
 
 
+def test_risawoz_split_id_file_listing_a_dialogue_twice_is_refused(
+        tmp_path: Path, gold_samples: Path, capsys: pytest.CaptureFixture) -> None:
+    """A dialogue the split-id file lists for train and for test: its split cannot be told
+    (exit 4, naming it); it was scored as whichever split was asked for."""
+    folder = _ris_folder(tmp_path, gold_samples, {"dialogues.json": RIS_IDS},
+                         {"train": list(RIS_IDS), "test": [RIS_IDS[0]]})
+    code, _, err = _run(capsys, _ris_predictions(gold_samples), "--gold", str(folder),
+                        "--split", "train")
+    assert code == 4 and len(err.splitlines()) == 1
+    assert f"dialogue {RIS_IDS[0]}: dialogue {RIS_IDS[0]!r} is listed for both the train " \
+           "and the test split" in err
+
+
 def test_risawoz_gold_of_several_splits_needs_split(
         tmp_path: Path, gold_samples: Path, capsys: pytest.CaptureFixture) -> None:
     """One file whose dialogues the split-id file places in test and train: exit 2 naming

@@ -79,10 +79,20 @@ def files_for(path: Path, files: list[Path], split: str | None,
 
 
 def check_table(table: Any, id_file: Path) -> Mapping[str, Any]:
-    """The split-id file's content: ``{release file name: [dialogue ids]}``."""
+    """The split-id file's content: ``{release file name: [dialogue ids]}``; a dialogue the
+    file lists under two of the main splits (train, dev, test) is a :class:`GoldDataError`:
+    its split could not be told."""
     if not isinstance(table, Mapping) or not all(isinstance(v, list) for v in table.values()):
         raise GoldDataError("expected an object {split file name: [dialogue ids]}",
                             file=str(id_file))
+    owner: dict[str, str] = {}
+    for split in MAIN_SPLITS:
+        for dialogue_id in table.get(SPLIT_KEYS[split]) or ():
+            earlier = owner.setdefault(str(dialogue_id), split)
+            if earlier != split:
+                raise GoldDataError(f"dialogue {dialogue_id!r} is listed for both the {earlier} "
+                                    f"and the {split} split", file=str(id_file),
+                                    dialogue=str(dialogue_id))
     return table
 
 

@@ -48,5 +48,10 @@ def score_responses(alignment: Alignment, options: EvalOptions, result: Result |
     from dst_eval import corpora
 
     module = corpora.get(alignment.gold.corpus).responses_module()
-    return module.score(alignment, options, result if result is not None else Result(),
-                        resources=resources or ResponseResources())
+    resources = resources or ResponseResources()
+    result = module.score(alignment, options, result if result is not None else Result(),
+                          resources=resources)
+    if resources.db is not None and not hasattr(module, "database_folder"):
+        result.add(notes=[f"--db {resources.db}: not read, the {alignment.gold.corpus} "
+                          "response metrics use no database"])
+    return result

@@ -908,3 +908,16 @@ def test_jmultiwoz_inference_on_multiwoz_scores_responses_as_mwzeval_json(shared
         compared = names if profile == "strict" else names[:1]
         assert [mine.scores[n] for n in compared] == [theirs.scores[n] for n in compared]
     assert 0.7 < mine.scores["inform"] < 0.8
+
+
+@pytest.mark.parametrize("corpus", ["crosswoz", "jmultiwoz"])
+def test_a_database_given_to_a_corpus_that_reads_none_is_noted(gold_samples, tmp_path,
+                                                                corpus):
+    """``--db`` with CrossWOZ or JMultiWOZ gold was ignored without a word."""
+    folder = gold_samples / corpus
+    split = {"jmultiwoz": "test"}.get(corpus)
+    result = evaluate(folder / "predictions.json", gold=folder, split=split, db=tmp_path)
+    assert f"--db {tmp_path}: not read, the {corpus} response metrics use no database" in \
+        result.notes
+    assert not [n for n in evaluate(folder / "predictions.json", gold=folder,
+                                    split=split).notes if "--db" in n]

@@ -53,6 +53,11 @@ CASES: list[tuple[str, Callable, str]] = [
      "the 'slot' and 'value' columns have different lengths"),
     ("risawoz", lambda d: _ris_belief(d).update({"inform slot-values": [
         ["医院-名称", "x"], ["医院-名称", "y"]]}), "slot '医院-名称' is given twice"),
+    # JMultiWOZ turn ids out of order or given twice: predictions are joined on them
+    ("jmultiwoz", lambda d: d["dialogue_9001AbCd"]["turns"][1].update(turn_id=0),
+     "turns\\[1\\] has turn_id 0 after turn_id 0: turn ids must increase"),
+    ("jmultiwoz", lambda d: d["dialogue_9001AbCd"]["turns"].reverse(),
+     "turn ids must increase"),
     # a domains field of another type: an internal error (exit 1)
     ("risawoz", lambda d: _first(d).update(domains=True), "'domains' must be a list"),
     ("risawoz", lambda d: _first(d)["dialogue"][0].update(turn_domain=3),

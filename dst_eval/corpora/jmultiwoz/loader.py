@@ -271,11 +271,21 @@ def _turns(record: Mapping, *, source: str, name: str) -> list[Mapping]:
         turns = columns_to_rows(turns, what="turns", file=source, dialogue=name)
     if not isinstance(turns, list):
         raise GoldDataError("'turns' is not a list", file=source, dialogue=name)
+    last = None
     for index, turn in enumerate(turns):
         if not isinstance(turn, Mapping) or str(turn.get("speaker", "")).upper() not in (
                 "USER", "SYSTEM"):
             raise GoldDataError(f"turns[{index}] has no speaker USER or SYSTEM", file=source,
                                 dialogue=name, turn=index)
+        turn_id = turn.get("turn_id")
+        if isinstance(turn_id, int) and not isinstance(turn_id, bool):
+            # predictions are joined on turn_id (as the official script joins them): a
+            # turn_id given twice, or turns out of order, would pair them with other turns
+            if last is not None and turn_id <= last:
+                raise GoldDataError(f"turns[{index}] has turn_id {turn_id} after turn_id "
+                                    f"{last}: turn ids must increase", file=source,
+                                    dialogue=name, turn=index)
+            last = turn_id
     return turns
 
 

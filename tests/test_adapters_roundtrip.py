@@ -232,6 +232,35 @@ def test_a_turn_index_in_other_digits_is_refused(tmp_path, gold, digit):
         evaluate(path, gold=gold)
 
 
+def _null_trade(content: dict) -> None:
+    next(iter(next(iter(content.values())).values()))["turn_belief"] = None
+
+
+def _null_somdst(content: dict) -> None:
+    next(iter(content.values()))[1] = None
+
+
+def _null_simpletod(content: dict) -> None:
+    next(iter(content.values()))["target_turn_belief"] = "x"
+
+
+@pytest.mark.parametrize(("name", "damage"), [
+    ("trade", _null_trade), ("somdst", _null_somdst), ("simpletod", _null_simpletod)])
+def test_a_systems_own_gold_that_cannot_be_read_is_reported(tmp_path, gold, name, damage):
+    """The gold a TRADE, SOM-DST or SimpleTOD file carries checks that the file is aligned
+    with the gold data; one of another type was skipped without a word."""
+    filename, writer = LAYOUTS[name]
+    content = writer(gold)
+    damage(content)
+    path = tmp_path / filename
+    path.write_text(json.dumps(content), encoding="utf-8")
+    result = evaluate(path, gold=gold, pred_format=name)
+    assert result.scores["joint_goal_accuracy"] == 1.0
+    [issue] = [i for i in result.issues if i.kind == "embedded_gold_unreadable"]
+    assert issue.message.endswith("the file's own gold for this turn is not compared with "
+                                  "the gold data")
+
+
 def test_order_alignment_refuses_shifted_samples(tmp_path, gold):
     samples = write_convlab(gold, ids=False)
     first = len(next(iter(gold)).turns)

@@ -58,6 +58,14 @@ POSITION = "#"
 GAP = PredTurn()
 
 
+def unreadable_gold(table: TurnTable, detail: str, dialogue: str, turn: int | None) -> None:
+    """Issue ``embedded_gold_unreadable``: the gold a system's file carries for a turn
+    cannot be read, so the turn is not checked against the gold data (a misaligned file
+    would go unnoticed there); no score uses it."""
+    table.reader.issue("embedded_gold_unreadable", f"{detail}: the file's own gold for this "
+                       "turn is not compared with the gold data", dialogue, turn)
+
+
 class TurnTable:
     """Predicted turns of one file, keyed ``(dialogue, turn index)``."""
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require
-from dst_eval.predictions.common import show
+from dst_eval.predictions.adapted import TurnTable, require, unreadable_gold
+from dst_eval.predictions.common import describe, show
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "simpletod"
@@ -108,6 +108,10 @@ def read_simpletod(obj: Any, file: str, corpus: str | None) -> PredictionSet:
             entry = entry[GENERATED]
         require(entry, list, "the turns' beliefs", table, dialogue)
         golds = gold if type(gold) is list and len(gold) == len(entry) else None
+        if gold is not None and golds is None:
+            unreadable_gold(table, f"{TARGET!r} is {describe(gold)}" if type(gold) is not list
+                            else f"{TARGET!r} has {len(gold)} turns for {len(entry)}",
+                            dialogue, None)
         for turn, items in enumerate(entry):
             embedded = None
             if golds is not None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require, split_items
+from dst_eval.predictions.adapted import TurnTable, require, split_items, unreadable_gold
+from dst_eval.predictions.common import describe
 from dst_eval.predictions.model import PredictionSet
 
 FORMAT = "somdst"
@@ -44,6 +45,8 @@ def read_somdst(obj: Any, file: str, corpus: str | None) -> PredictionSet:
         embedded = None
         if type(entry[1]) is list:
             embedded = [k for k, _ in split_items(entry[1], "-", table, dialogue, turn, "gold")]
+        else:
+            unreadable_gold(table, f"the gold belief is {describe(entry[1])}", dialogue, turn)
         table.add(dialogue, turn, f"key {key!r}", pairs=pairs, raw_state=entry[0],
                   embedded=embedded)
     return table.build()

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dst_eval.predictions.adapted import TurnTable, require, split_items
+from dst_eval.predictions.adapted import TurnTable, require, split_items, unreadable_gold
+from dst_eval.predictions.common import describe
 from dst_eval.predictions.model import PredictionSet
 from dst_eval.predictions.turns import listed_keys
 
@@ -61,6 +62,8 @@ def read_trade(obj: Any, file: str, corpus: str | None) -> PredictionSet:
             embedded = None
             if type(gold) is list:
                 embedded = [k for k, _ in split_items(gold, "-", table, dialogue, turn, EMBEDDED)]
+            elif EMBEDDED in record:
+                unreadable_gold(table, f"{EMBEDDED!r} is {describe(gold)}", dialogue, turn)
             table.add(dialogue, turn, f"turn {raw_turn!r}", pairs=pairs, raw_state=items,
                       embedded=embedded)
     if unread:

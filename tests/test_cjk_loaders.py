@@ -799,6 +799,27 @@ def test_risawoz_split_files_say_their_split(tmp_path: Path, gold_samples: Path)
         risawoz.load(folder / "train.json", split="test")
 
 
+def test_crosswoz_file_named_for_no_split_takes_split(tmp_path: Path,
+                                                       crosswoz_test_raw: dict) -> None:
+    """``--split test`` on a GEM ``data.jsonl`` whose gem_ids say test was refused ("names
+    no split") though it is scored as test without it; on a file that says no split at all,
+    the split is the user's label, with the usual note."""
+    ids = sorted(crosswoz_test_raw)[:3]
+    gem = tmp_path / "data.jsonl"
+    gem.write_text("\n".join(json.dumps(to_gem_crosswoz(i, crosswoz_test_raw[i]),
+                                        ensure_ascii=False) for i in ids), "utf-8")
+    for split in (None, "test"):
+        loaded = crosswoz.load(gem, split=split)
+        assert loaded.split == "test" and not loaded.notes
+    with pytest.raises(GoldDataError, match="is of the test split, not val"):
+        crosswoz.load(gem, split="val")
+    plain = tmp_path / "data.json"
+    plain.write_text(json.dumps({i: crosswoz_test_raw[i] for i in ids}, ensure_ascii=False),
+                     "utf-8")
+    labelled = crosswoz.load(plain, split="val")
+    assert labelled.split == "val" and "is the --split label" in labelled.notes[0]
+
+
 def test_crosswoz_gem_file_named_for_another_split_is_refused(tmp_path: Path,
                                                               crosswoz_test_raw: dict) -> None:
     """A GEM file named ``val.jsonl`` whose records' gem_id say test (it was loaded as val)."""

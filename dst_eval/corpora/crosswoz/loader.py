@@ -55,6 +55,7 @@ from dst_eval.corpora.layout import (
     parse_literal,
     read_head,
     split_from_name,
+    split_label_note,
 )
 from dst_eval.errors import GoldDataError, UsageError
 from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn, check_slot_names, freeze_state
@@ -178,10 +179,10 @@ def _resolve(path: Path, split: str | None) -> tuple[Path, str | None, tuple[str
                                 f"val.json[.zip], train.json[.zip]) in {path}; found: {have}")
         return files[wanted], wanted, _choice_note(candidates[wanted])
     named = split_from_name(path, SPLITS, SPLIT_ALIASES)
-    if split is not None and split != named:
-        holds = f"holds the {named} split" if named else "names no split"
-        raise GoldDataError(f"--split {split} given, but {path.name} {holds}", file=str(path))
-    return path, split or named, ()
+    if split is not None and named is not None and split != named:
+        raise GoldDataError(f"--split {split} given, but {path.name} holds the {named} split",
+                            file=str(path))
+    return path, split or named, ()  # a name without a split: the records' gem_id, if any
 
 
 def load(path: Path, *, split: str | None = None) -> GoldSet:
@@ -211,17 +212,22 @@ def _load_file(file_path: Path, split: str | None, notes: tuple[str, ...] = ()) 
         raise GoldDataError("no CrossWOZ dialogues found", file=source)
     dialogues = []
     seen: set[str] = set()
+    # the split is confirmed by the file's name, or by the records' gem_id
+    confirmed = split_from_name(file_path, SPLITS, SPLIT_ALIASES) is not None
     for dialogue_id, record, gem in records:
         if dialogue_id in seen:
             raise GoldDataError("duplicate dialogue id", file=source, dialogue=dialogue_id)
         seen.add(dialogue_id)
         dialogues.append(_dialogue(dialogue_id, record, gem=gem, source=source))
         recorded = _split_from_gem_id(record.gem_id) if gem else None
+        confirmed = confirmed or recorded is not None
         if split is None:
             split = recorded
         elif recorded is not None and recorded != split:  # a file renamed for another split
             raise GoldDataError(f"the record's gem_id {record.gem_id!r} is of the {recorded} "
                                 f"split, not {split}", file=source, dialogue=dialogue_id)
+    if split is not None and not confirmed:
+        notes = (*notes, split_label_note(split))
     config = corpus_config(CORPUS)
     check_slot_names(dialogues, config.slots, corpus=CORPUS, source=source)
     return GoldSet(

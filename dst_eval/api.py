@@ -42,8 +42,10 @@ def as_gold(gold: str | Path | GoldSet | None, options: EvalOptions) -> GoldSet:
         except OSError as exc:  # e.g. a folder that cannot be listed
             raise GoldDataError(f"cannot read: {exc.strerror or exc}",
                                 file=exc.filename or str(gold)) from None
-        except (zipfile.BadZipFile, zlib.error) as exc:  # a member fails its CRC, ...
-            raise GoldDataError(f"corrupt zip archive ({exc})", file=str(gold)) from None
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:  # a member
+            # fails its CRC, or is compressed by a method zipfile cannot read, ...
+            raise GoldDataError(f"corrupt or unreadable zip archive ({exc})",
+                                file=str(gold)) from None
     corpus = options.corpus
     from dst_eval import corpora
 
@@ -70,8 +72,9 @@ def as_predictions(predictions: Predictions, corpus: str, options: EvalOptions,
         except OSError as exc:  # e.g. a folder that cannot be listed
             raise PredictionError(f"cannot read: {exc.strerror or exc}",
                                   file=exc.filename or str(predictions)) from None
-        except (zipfile.BadZipFile, zlib.error) as exc:  # a member fails its CRC, ...
-            raise PredictionError(f"corrupt zip archive ({exc})",
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:  # a member
+            # fails its CRC, or is compressed by a method zipfile cannot read, ...
+            raise PredictionError(f"corrupt or unreadable zip archive ({exc})",
                                   file=str(predictions)) from None
     elif isinstance(predictions, Mapping | list):
         read = reader.predictions_from_object(predictions, source="<memory>",

@@ -261,6 +261,10 @@ def refuse_duplicate_keys(data: bytes | bytearray, parsed: Any, *, file: str,
     for path, key, count in find_duplicate_keys(bytes(data)):
         where = ".".join(map(str, path)) or "the top-level object"
         dialogue = path[0] if path and isinstance(path[0], str) else (key if not path else None)
+        record = (parsed[path[0]] if isinstance(parsed, list) and path
+                  and isinstance(path[0], int) and path[0] < len(parsed) else parsed)
+        if isinstance(record, dict) and isinstance(record.get("dialogue_id"), str):
+            dialogue = record["dialogue_id"]  # a list of dialogues, or one record (JSONL)
         raise error(f"key {key!r} is given {count} times in {where}; a JSON object keeps "
                     "only the last one, so the others would be lost silently", file=file,
                     dialogue=dialogue)

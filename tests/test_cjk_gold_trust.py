@@ -90,6 +90,22 @@ def _first_key_twice(document: dict, value) -> str:
         json.dumps(value, ensure_ascii=False) + ", " + body[1:]
 
 
+def test_a_crosswoz_dialogue_id_given_twice_with_an_escaped_key_is_refused(
+        gold_samples: Path, tmp_path: Path) -> None:
+    """The CrossWOZ check counts ``"messages"`` keys; one spelled ``"\\u006dessages"`` hid a
+    repeated dialogue id from it (55.56, exit 0)."""
+    folder = tmp_path / "crosswoz"
+    shutil.copytree(gold_samples / "crosswoz", folder)
+    document = json.loads((folder / "test.json").read_text(encoding="utf-8"))
+    first, copy = next(iter(document)), json.dumps(list(document.values())[-1],
+                                                    ensure_ascii=False)
+    copy = copy.replace('"messages"', '"\\u006dessages"', 1)
+    body = json.dumps(document, ensure_ascii=False)
+    (folder / "test.json").write_text("{" + f'"{first}": {copy}, ' + body[1:], "utf-8")
+    with pytest.raises(GoldDataError, match=f"key '{first}' is given 2 times"):
+        load_gold(folder, corpus="crosswoz")
+
+
 @pytest.mark.parametrize(("corpus", "file"), [
     ("crosswoz", "test.json"), ("jmultiwoz", "dialogues.json"),
     ("jmultiwoz", "split_list.json"), ("risawoz", "dialogues.json")])
@@ -156,6 +172,14 @@ def test_crosswoz_folder_and_zip_layouts_that_contradict_are_refused(gold_sample
     with pytest.raises(GoldDataError, match=r"the zip is named for the test split, the file "
                        r"in it \(val.json\) for the dev split"):
         load_gold(zipped, corpus="crosswoz")
+    # a zip named for no split says it by its file (it was scored as any --split given)
+    plain = tmp_path / "crosswoz.zip"
+    with zipfile.ZipFile(plain, "w") as archive:
+        archive.writestr("val.json", sample)
+    assert load_gold(plain, corpus="crosswoz").split == "val"
+    with pytest.raises(GoldDataError, match=r"--split test given, but the zip holds val.json, "
+                       "of the val split"):
+        load_gold(plain, corpus="crosswoz", split="test")
 
 
 def test_a_jmultiwoz_folder_with_two_copies_is_refused(gold_samples: Path,
@@ -192,3 +216,38 @@ def test_a_risawoz_database_table_without_entity_names_is_refused(shared_dir: Pa
     (database / table).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     with pytest.raises(GoldDataError, match=message):
         RisawozDatabase.load(database)
+
+
+def test_a_zip_compressed_by_a_method_zipfile_cannot_read(gold_samples: Path,
+                                                          tmp_path: Path) -> None:
+    """A member compressed with, say, Deflate64 ended in an internal error (exit 1), as gold,
+    as predictions, or as a file of a RiSAWOZ gold folder."""
+    import struct
+    import zipfile
+
+    from dst_eval import evaluate
+    from dst_eval.errors import PredictionError
+
+    def deflate64(path: Path, name: str, content: bytes) -> Path:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+            archive.writestr(name, content)
+        data = bytearray(path.read_bytes())  # the method field, local and central headers
+        data[8:10] = struct.pack("<H", 9)
+        central = data.find(b"PK\x01\x02")
+        data[central + 10:central + 12] = struct.pack("<H", 9)
+        path.write_bytes(bytes(data))
+        return path
+
+    sample = gold_samples / "crosswoz"
+    gold = deflate64(tmp_path / "test.json.zip", "test.json", (sample / "test.json").read_bytes())
+    with pytest.raises(GoldDataError, match="compression method is not supported"):
+        evaluate(sample / "predictions.json", gold=gold, corpus="crosswoz")
+    predictions = deflate64(tmp_path / "p.zip", "p.json",
+                            (sample / "predictions.json").read_bytes())
+    with pytest.raises(PredictionError, match="compression method is not supported"):
+        evaluate(predictions, gold=sample)
+    folder = tmp_path / "risawoz"
+    shutil.copytree(gold_samples / "risawoz", folder)
+    deflate64(folder / "part2.json.zip", "part2.json", b"[]")
+    with pytest.raises(GoldDataError, match="cannot read part2.json.zip in the gold folder"):
+        load_gold(folder, corpus="risawoz")

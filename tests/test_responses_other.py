@@ -921,3 +921,24 @@ def test_a_database_given_to_a_corpus_that_reads_none_is_noted(gold_samples, tmp
         result.notes
     assert not [n for n in evaluate(folder / "predictions.json", gold=folder,
                                     split=split).notes if "--db" in n]
+
+
+def test_multiwoz_inform_reads_a_state_given_without_the_state_as_written(shared_dir,
+                                                                           mwz21_test_gold):
+    """A predicted turn built in memory with a state but no state as written (``raw_state``)
+    was scored by Inform/Success as a turn without a state; it gives the Inform and Success
+    of the same predictions read from their file."""
+    import msgspec
+
+    from dst_eval.predictions.model import PredictionSet
+    from dst_eval.predictions.reader import read_predictions
+
+    source = shared_dir / "reference" / "mwzeval" / "predictions" / "augpt.json"
+    read = read_predictions(source, corpus="multiwoz21")
+    bare = PredictionSet(read.source, read.format, {
+        d: [msgspec.structs.replace(t, raw_state=None) for t in turns]
+        for d, turns in read.dialogues.items()}, read.issues)
+    mine, theirs = evaluate(bare, gold=mwz21_test_gold), evaluate(read, gold=mwz21_test_gold)
+    assert (mine.scores["inform"], mine.scores["success"]) == (
+        theirs.scores["inform"], theirs.scores["success"])
+    assert theirs.scores["inform"] > 0.7

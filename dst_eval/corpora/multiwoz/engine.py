@@ -225,8 +225,8 @@ def _read_turns(key: str, preds: Sequence[PredTurn], problems: _Problems,
         if pred is None:
             pred = _GAP
         state = None
-        # the state as written; a format that keeps none (JMultiWOZ inference) gives its
-        # state as read, with flat "domain-slot" keys
+        # the state as written; a turn that keeps none (one built in memory without it)
+        # gives its state as read, with flat "domain-slot" keys
         raw = pred.raw_state if pred.raw_state is not None else pred.state
         if raw is not None:
             if previous is not None and raw == previous[0]:

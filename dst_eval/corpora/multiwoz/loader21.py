@@ -90,7 +90,7 @@ from dst_eval.gold import GoldDialogue, GoldSet, GoldTurn
 from dst_eval.jsonio import decode_typed, parse_json_bytes
 
 CORPUS = "multiwoz21"
-METADATA_ONLY_SLOTS = ("train-bookticket",)  # in the metadata (empty in 2.1 test and val)
+NOT_A_SLOT = frozenset({"train-bookticket"})  # in the metadata; every preprocessing drops it
 EMPTY_VALUES = frozenset({"", "not mentioned", "none"})
 DONTCARE_VALUES = frozenset(
     {"dontcare", "dont care", "don't care", "do n't care", "do nt care", "do not care"}
@@ -165,7 +165,7 @@ def load(path: str | Path, *, split: str | None = None, whole: bool = False) -> 
     else:
         split, ids = resolve(data, list_files, split, named, file)
     config = corpus_config(CORPUS)
-    memo = _Memo(frozenset((*config.slots, *config.unified_slots, *METADATA_ONLY_SLOTS)))
+    memo = _Memo(frozenset((*config.slots, *config.unified_slots)))
     dialogues = tuple(_build_dialogue(did, data[did], file, memo) for did in ids)
     if not dialogues:
         raise GoldDataError("no dialogues", file=file)
@@ -306,7 +306,7 @@ class _Memo:
     __slots__ = ("domains", "first_turn", "known", "services", "slot_values")
 
     def __init__(self, known: frozenset[str]) -> None:
-        self.known = known  # the slots a value may be set in (config, metadata-only)
+        self.known = known  # the slots a value may be set in (the config's)
         self.domains: dict[str, dict[bytes, _DomainRead]] = {}
         self.slot_values: dict[tuple[str, str, str, str], tuple[tuple, tuple | None]] = {}
         self.services: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -393,7 +393,9 @@ def _read_domain(domain: str, raw: bytes, where: dict, memo: _Memo) -> _DomainRe
             if entry is None:
                 canonical = canonical_value(value)
                 key = canonical_key(domain, slot, book=book)
-                if canonical and key not in memo.known:
+                if key in NOT_A_SLOT:
+                    canonical = None  # annotated (mwzeval's view), never scored
+                elif canonical and key not in memo.known:
                     raise GoldDataError(
                         f"{domain}.{part}.{slot} = {value!r} is a slot ({key!r}) that MultiWOZ "
                         f"does not have (configs/{CORPUS}.toml); is the file edited?", **where)

@@ -72,7 +72,8 @@ def add_scoring(parser: argparse.ArgumentParser, *, breakdowns: bool = True,
     parser.add_argument("-m", "--metrics", nargs="+", metavar="METRIC",
                         help="metric names to report, space- or comma-separated, in the "
                              "order printed (DST and response metrics; one without a value "
-                             "is n/a with its reason; default: all)")
+                             "is n/a with its reason; naming no response metric skips "
+                             "scoring the responses; default: all)")
     if breakdowns:
         parser.add_argument("--by", help=f"comma-separated breakdowns: {', '.join(BREAKDOWNS)}")
     parser.add_argument("--missing", metavar="POLICY",

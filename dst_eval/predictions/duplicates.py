@@ -1,5 +1,6 @@
-"""Duplicate object keys in prediction files (a JSON parser keeps the last one): SGD-style
-files (below), and the systems' own output formats (:func:`refuse_duplicate_keys`).
+"""Duplicate object keys in SGD-style prediction files (a JSON parser keeps the last one);
+the systems' own output formats are refused by :func:`dst_eval.jsonio.refuse_duplicate_keys`
+(:mod:`dst_eval.predictions.reader`).
 
 The typed decoder of :mod:`~dst_eval.predictions.sgd_frames` skips every field it does
 not read, so the generic count of :func:`dst_eval.jsonio.may_have_duplicate_keys` is not
@@ -24,7 +25,6 @@ from typing import Any
 
 from dst_eval.errors import PredictionError
 from dst_eval.jsonio import find_duplicate_keys
-from dst_eval.jsonio import refuse_duplicate_keys as jsonio_refuse
 
 _NAMES = (b'"active_intent"', b'"requested_slots"')
 
@@ -97,13 +97,3 @@ def report_duplicate_keys(data: bytes, document: Any,
             turn = sum(1 for t in record.turns[:path[2]] if t.speaker == "USER")
         where = ".".join(map(str, path)) or "the top-level object"
         add("duplicate_key", dialogue, turn, f"key {key!r} given {count} times in {where}")
-
-
-def refuse_duplicate_keys(document: Any, data: bytes | None, file: str) -> None:
-    """:class:`PredictionError` for the first object key a system-output file (TRADE,
-    SOM-DST, TripPy, SimpleTOD, IC-DST, ConvLab, JMultiWOZ inference) gives twice: a JSON
-    parser keeps the last one, and in these formats the key may be a dialogue, a turn or a
-    slot, so a whole turn could be replaced without a word. ``data``: the file's bytes
-    (None for an object given in memory: nothing to check)."""
-    if data:
-        jsonio_refuse(data, document, file=file, error=PredictionError)

@@ -44,7 +44,7 @@ from types import MappingProxyType
 from typing import Any
 
 from dst_eval.errors import DstEvalError, PredictionError, UsageError
-from dst_eval.jsonio import read_bytes
+from dst_eval.jsonio import read_bytes, refuse_duplicate_keys
 from dst_eval.predictions import (
     convlab_unified,
     icdst,
@@ -65,7 +65,6 @@ from dst_eval.predictions.common import (
     show,
 )
 from dst_eval.predictions.detect import check_format, classify, detect_format, load, load_data
-from dst_eval.predictions.duplicates import refuse_duplicate_keys
 from dst_eval.predictions.jsonl import JSONL_PLACING, read_jsonl
 from dst_eval.predictions.model import PredictionSet, PredTurn
 from dst_eval.predictions.mwzeval_json import read_mwzeval
@@ -131,7 +130,8 @@ def _read_content(fmt: str, content: Any, data: bytes | None, source: str,
         return ldst.read_ldst(content, source, corpus)
     adapter = ADAPTERS.get(fmt)
     if adapter is not None:
-        refuse_duplicate_keys(content, data, source)
+        if data:  # a system's own format: a repeated key may be a dialogue, a turn, a slot
+            refuse_duplicate_keys(data, content, file=source, error=PredictionError)
         return adapter(content, source, corpus)
     if fmt == "jsonl":
         return read_jsonl(content, TurnReader(source, corpus, JSONL_PLACING), data)
